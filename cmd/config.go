@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// envPrefix prefixes every environment variable: --kafka-version is ZK2KAFKA_KAFKA_VERSION.
+const envPrefix = "ZK2KAFKA"
+
+// applyConfig fills every flag the user did not set on the command line from the environment,
+// then from the YAML file, in that order of precedence. This is the only place Viper is used:
+// the rest of the code reads plain Go values from the option structs.
+func applyConfig(c *cobra.Command, configFile string) error {
+	v := viper.New()
+	v.SetEnvPrefix(envPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	if configFile != "" {
+		v.SetConfigFile(configFile)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return fmt.Errorf("config file %s: %w", configFile, err)
+		}
+		if err := checkConfigKeys(c.Root(), v.AllKeys(), configFile); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "config" || f.Name == "help" || !v.IsSet(f.Name) {
+			return
+		}
+		if err := setFlag(f, v.Get(f.Name)); err != nil {
+			errs = append(errs, fmt.Errorf("%s (from %s_%s or the config file): %w", f.Name,
+				envPrefix, strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")), err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// setFlag sets a flag from a config value; a YAML list sets a slice flag element by element.
+func setFlag(f *pflag.Flag, val any) error {
+	if list, ok := val.([]any); ok {
+		parts := make([]string, len(list))
+		for i, x := range list {
+			parts[i] = fmt.Sprint(x)
+		}
+		val = strings.Join(parts, ",")
+	}
+	return f.Value.Set(fmt.Sprint(val))
+}
+
+// checkConfigKeys rejects a config file key that no command knows: a typo ("kafak") would
+// otherwise be ignored silently and the tool would run against defaults.
+func checkConfigKeys(root *cobra.Command, keys []string, file string) error {
+	known := map[string]bool{}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	var unknown []string
+	for _, k := range keys {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("config file %s: unknown key(s) %s (keys are flag names, e.g. zk, kafka, kafka-version)",
+			file, strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// globalOptions are the connection settings every command shares.
+type globalOptions struct {
+	configFile       string
+	zkServers        string
+	zkSessionTimeout time.Duration
+	zkAuth           string
+	zkAuthFile       string
+	kafkaBootstrap   string
+	clientID         string
+	kafkaVersion     string
+	logLevel         string
+	debug            bool
+}
+
+func (g *globalOptions) addFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&g.configFile, "config", "", "YAML config file; its keys are the flag names (env ZK2KAFKA_CONFIG)")
+	f.StringVar(&g.zkServers, "zk", "", "ZooKeeper servers with an optional chroot, e.g. zk1:2181,zk2:2181/kafka")
+	f.DurationVar(&g.zkSessionTimeout, "zk-session-timeout", 10*time.Second, "ZooKeeper session timeout")
+	f.StringVar(&g.zkAuth, "zk-auth", "", "ZooKeeper digest auth as digest:user:password (prefer ZK2KAFKA_ZK_AUTH or --zk-auth-file)")
+	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
+	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
+	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
+	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
+	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
+}
+
+// setup validates the global options and builds the logger. It runs before any network call.
+func (g *globalOptions) setup(d *deps) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)
+	}
+	if g.debug {
+		level = slog.LevelDebug
+	}
+	d.logger = slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level}))
+	if g.zkSessionTimeout < time.Second {
+		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)
+	}
+	if g.zkAuth == "" && g.zkAuthFile != "" {
+		b, err := os.ReadFile(g.zkAuthFile)
+		if err != nil {
+			return fmt.Errorf("--zk-auth-file: %w", err)
+		}
+		g.zkAuth = strings.TrimSpace(string(b))
+	}
+	if g.zkAuth != "" && !strings.HasPrefix(g.zkAuth, "digest:") {
+		return errors.New(`--zk-auth: expected "digest:user:password"`)
+	}
+	return nil
+}
+
+// needZK and needKafka give one clear line when a connection setting is missing.
+func (g *globalOptions) needZK() error {
+	if g.zkServers == "" {
+		return errors.New("no ZooKeeper servers: pass --zk host:port[/chroot], set ZK2KAFKA_ZK, or put zk: in --config")
+	}
+	return nil
+}
+
+func (g *globalOptions) needKafka() error {
+	if g.kafkaBootstrap == "" {
+		return errors.New("no Kafka bootstrap servers: pass --kafka host:port, set ZK2KAFKA_KAFKA, or put kafka: in --config")
+	}
+	return nil
+}

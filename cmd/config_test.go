@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// runProbe runs the root command with a probe subcommand that only records the resolved options.
+func runProbe(t *testing.T, args []string, env map[string]string) (*globalOptions, error) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out bytes.Buffer
+	d := defaultDeps(&out, &out)
+	g := &globalOptions{}
+	root := newRootCmd(d, g)
+	root.AddCommand(&cobra.Command{Use: "probe", RunE: func(*cobra.Command, []string) error { return nil }})
+	root.SetArgs(append(args, "probe"))
+	err := root.Execute()
+	return g, err
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "zk2kafka.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	file := writeConfig(t, "zk: file-zk:2181\nkafka: file-kafka:9092\nclient-id: file-client\nzk-session-timeout: 30s\nkafka-version: 3.9.0\n")
+	cases := []struct {
+		name        string
+		args        []string
+		env         map[string]string
+		wantZK      string
+		wantKafka   string
+		wantClient  string
+		wantTimeout time.Duration
+		wantVersion string
+	}{
+		{name: "defaults only", wantClient: "zk2kafka", wantTimeout: 10 * time.Second, wantVersion: "auto"},
+		{name: "file over defaults", args: []string{"--config", file},
+			wantZK: "file-zk:2181", wantKafka: "file-kafka:9092", wantClient: "file-client", wantTimeout: 30 * time.Second, wantVersion: "3.9.0"},
+		{name: "env over file", args: []string{"--config", file},
+			env:    map[string]string{"ZK2KAFKA_KAFKA": "env-kafka:9092", "ZK2KAFKA_ZK_SESSION_TIMEOUT": "20s"},
+			wantZK: "file-zk:2181", wantKafka: "env-kafka:9092", wantClient: "file-client", wantTimeout: 20 * time.Second, wantVersion: "3.9.0"},
+		{name: "flag over env over file", args: []string{"--config", file, "--kafka", "flag-kafka:9092", "--client-id", "flag-client"},
+			env:    map[string]string{"ZK2KAFKA_KAFKA": "env-kafka:9092", "ZK2KAFKA_CLIENT_ID": "env-client", "ZK2KAFKA_ZK": "env-zk:2181"},
+			wantZK: "env-zk:2181", wantKafka: "flag-kafka:9092", wantClient: "flag-client", wantTimeout: 30 * time.Second, wantVersion: "3.9.0"},
+		{name: "config file named by env", env: map[string]string{"ZK2KAFKA_CONFIG": file},
+			wantZK: "file-zk:2181", wantKafka: "file-kafka:9092", wantClient: "file-client", wantTimeout: 30 * time.Second, wantVersion: "3.9.0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := runProbe(t, tc.args, tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.zkServers != tc.wantZK || g.kafkaBootstrap != tc.wantKafka || g.clientID != tc.wantClient ||
+				g.zkSessionTimeout != tc.wantTimeout || g.kafkaVersion != tc.wantVersion {
+				t.Errorf("got zk=%q kafka=%q client=%q timeout=%s version=%q; want zk=%q kafka=%q client=%q timeout=%s version=%q",
+					g.zkServers, g.kafkaBootstrap, g.clientID, g.zkSessionTimeout, g.kafkaVersion,
+					tc.wantZK, tc.wantKafka, tc.wantClient, tc.wantTimeout, tc.wantVersion)
+			}
+		})
+	}
+}
+
+func TestConfigRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		name    string
+		file    string
+		args    []string
+		env     map[string]string
+		wantErr string
+	}{
+		{name: "unknown key in file", file: "kafak: x:9092\n", wantErr: "unknown key(s) kafak"},
+		{name: "not yaml", file: "zk: [unclosed\n", wantErr: "config file"},
+		{name: "missing file", args: []string{"--config", "/nonexistent/zk2kafka.yaml"}, wantErr: "config file /nonexistent/zk2kafka.yaml"},
+		{name: "bad duration in env", env: map[string]string{"ZK2KAFKA_ZK_SESSION_TIMEOUT": "soon"}, wantErr: "ZK2KAFKA_ZK_SESSION_TIMEOUT"},
+		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{name: "bad zk auth scheme", args: []string{"--zk-auth", "sasl:u:p"}, wantErr: "digest:user:password"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if tc.file != "" {
+				args = append([]string{"--config", writeConfig(t, tc.file)}, args...)
+			}
+			_, err := runProbe(t, args, tc.env)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}

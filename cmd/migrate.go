@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newMigrateCmd(d *deps, g *globalOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "migrate",
+		Short: "Plan, copy, dual-commit and verify a ZooKeeper-to-Kafka offset migration",
+		Long: `The migration, step by step:
+
+  plan         read ZooKeeper and Kafka, classify every (group, topic, partition), write nothing
+  copy         write the planned offsets into Kafka, a backup file first (dry run unless --execute)
+  dual-commit  long-running: keep Kafka in step with ZooKeeper while consumers are rolled over
+  verify       compare both stores per partition; exit 2 on drift, for CI gates`,
+	}
+	c.AddCommand(newPlanCmd(d, g), newCopyCmd(d, g), newDualCommitCmd(d, g), newVerifyCmd(d, g))
+	return c
+}
+
+// notYet is the RunE of a subcommand whose issue has not landed: it says so and exits 1.
+func notYet(name string) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		return fmt.Errorf("migrate %s: %w", name, errNotImplemented)
+	}
+}
+
+func newCopyCmd(_ *deps, _ *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "copy",
+		Short: "Write the planned offsets into Kafka (dry run unless --execute)",
+		Long: `Copy executes a plan: it writes each group's ZooKeeper offsets into Kafka as an admin
+commit through the group coordinator, in batched OffsetCommit requests, after saving a backup
+of every Kafka offset it would overwrite. It re-checks the gates (live legacy consumers, an
+active Kafka group) just before each group's commit and never moves an offset backwards unless
+--on-conflict=zk says so.`,
+		Example: `  zk2kafka migrate plan --out plan.json
+  zk2kafka migrate copy --plan plan.json             # dry run: what would be written
+  zk2kafka migrate copy --plan plan.json --execute   # write`,
+		Args: cobra.NoArgs,
+		RunE: notYet("copy"),
+	}
+}
+
+func newDualCommitCmd(_ *deps, _ *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "dual-commit",
+		Short: "Keep Kafka in step with ZooKeeper while consumers are rolled over",
+		Long: `Dual-commit runs until stopped: it watches the selected groups' ZooKeeper offsets and
+mirrors every change into Kafka, never backwards, so consumers can be moved to Kafka offset
+storage one at a time. With --reverse it also mirrors Kafka back into ZooKeeper once a group
+is Kafka-primary, so rolling back stays safe.`,
+		Example: `  zk2kafka migrate dual-commit --group-regex '^billing-' --metrics-addr :9464`,
+		Args:    cobra.NoArgs,
+		RunE:    notYet("dual-commit"),
+	}
+}
+
+func newVerifyCmd(_ *deps, _ *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Compare both stores per partition; exit 2 on drift",
+		Long: `Verify reads both stores and compares every partition: match, kafka-ahead, kafka-behind,
+missing-in-kafka, missing-in-zk, with a verdict per group. Exit 0 when they agree, 2 when they
+do not, 1 on error: made for CI gates (--output junit).`,
+		Example: `  zk2kafka migrate verify --group orders --strict
+  zk2kafka migrate verify --output junit > verify.xml`,
+		Args: cobra.NoArgs,
+		RunE: notYet("verify"),
+	}
+}

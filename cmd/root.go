@@ -1,0 +1,101 @@
+// Package cmd is zk2kafka's command line: Cobra commands, configuration, output and exit codes.
+// It holds no ZooKeeper or Kafka protocol code: that lives in the adapters, reached through deps.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the build's version, set with -ldflags "-X github.com/zk2kafka/zk2kafka/cmd.Version=...".
+var Version = "dev"
+
+// Execute runs the command line and returns the process exit code.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	d := defaultDeps(stdout, stderr)
+	root := newRootCmd(d, &globalOptions{})
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var ee *exitError
+		if !(errors.As(err, &ee) && ee.silent) {
+			fmt.Fprintf(stderr, "zk2kafka: %v\n", err)
+		}
+	}
+	return exitCode(err)
+}
+
+const rootLong = `zk2kafka moves Kafka consumer-group offsets out of the legacy ZooKeeper store
+(/consumers/<group>/offsets/<topic>/<partition>) into Kafka's own offset store
+(__consumer_offsets, written through the group coordinator), safely and provably.
+
+Kafka 4.0 removed ZooKeeper, and Kafka's own migration does not move /consumers: every group
+still on ZooKeeper loses its position when ZooKeeper goes. The workflow:
+
+  zk2kafka migrate plan         read both stores, classify every partition, write nothing
+  zk2kafka migrate copy         write the plan into Kafka (dry run unless --execute)
+  zk2kafka migrate dual-commit  keep Kafka in step with ZooKeeper while consumers roll over
+  zk2kafka migrate verify       compare both stores per partition, for people and CI
+
+Configuration comes from flags, then ZK2KAFKA_* environment variables (ZK2KAFKA_KAFKA for
+--kafka, ZK2KAFKA_ZK_SESSION_TIMEOUT for --zk-session-timeout), then a YAML file named by
+--config whose keys are the flag names.
+
+Exit codes:
+  0  clean: the plan is safe, the copy is complete, the stores agree
+  1  error: bad input, a store unreachable, a write failed
+  2  the run worked and found a problem: a blocked or unsafe plan, drift between stores`
+
+func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "zk2kafka",
+		Short: "Migrate Kafka consumer-group offsets from ZooKeeper into Kafka",
+		Long:  rootLong,
+		Example: `  # see what would happen, write nothing
+  zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
+
+  # the same, from a config file, as JSON for a script
+  zk2kafka --config prod.yaml migrate plan --output json`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if g.configFile == "" {
+				g.configFile = os.Getenv(envPrefix + "_CONFIG")
+			}
+			if err := applyConfig(c, g.configFile); err != nil {
+				return err
+			}
+			return g.setup(d)
+		},
+	}
+	root.SetOut(d.stdout)
+	root.SetErr(d.stderr)
+	g.addFlags(root)
+	root.AddCommand(newVersionCmd(d), newMigrateCmd(d, g), newDevCmd(d, g))
+	return root
+}
+
+func newVersionCmd(d *deps) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print zk2kafka's version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(c.OutOrStdout(), "zk2kafka %s\n", Version)
+			return err
+		},
+	}
+}
+
+// deps are what commands reach the outside world through; tests replace them.
+type deps struct {
+	stdout, stderr io.Writer
+	logger         *slog.Logger
+	stores         storeOpener
+}

@@ -1,0 +1,71 @@
+package stacktest
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// KafkaTool runs one of Kafka's own command-line tools (a main class) from the stack's jars:
+// an independent checker of what zk2kafka wrote.
+func (s *Stack) KafkaTool(ctx context.Context, class string, args ...string) (string, error) {
+	argv := append([]string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Dlog4j.configuration=file:/dev/null", "-Dlog4j2.level=warn",
+		"-cp", filepath.Join(s.KafkaLibs, "*"), class}, args...)
+	cmd := exec.CommandContext(ctx, "java", argv...)
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		return string(out), fmt.Errorf("%s %s: %w\n%s", class, strings.Join(args, " "), err, stderr)
+	}
+	return string(out), nil
+}
+
+// ConsumerGroupClass is Kafka's consumer-groups tool (kafka-consumer-groups.sh) in 3.8+ and 4.x.
+const ConsumerGroupClass = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+
+// DescribeOffsets asks Kafka's consumer-groups tool for a group's committed offsets, keyed by
+// "topic/partition". A partition without a commit ("-") is absent.
+func (s *Stack) DescribeOffsets(t testing.TB, group string) map[string]int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := s.KafkaTool(ctx, ConsumerGroupClass, "--bootstrap-server", s.Kafka, "--describe", "--group", group)
+	if err != nil {
+		t.Fatalf("consumer-groups --describe %s: %v", group, err)
+	}
+	offsets, err := ParseDescribe(out, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return offsets
+}
+
+// ParseDescribe reads the table of `--describe --group G`:
+// GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID.
+func ParseDescribe(out, group string) (map[string]int64, error) {
+	offsets := map[string]int64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != group {
+			continue
+		}
+		if f[3] == "-" {
+			continue
+		}
+		off, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("consumer-groups output line %q: current offset: %w", line, err)
+		}
+		offsets[f[1]+"/"+f[2]] = off
+	}
+	return offsets, nil
+}

@@ -1,0 +1,143 @@
+// Package stacktest gives integration tests the real local stack (ZooKeeper + Kafka started by
+// scripts/stack): a running one named by ZK2KAFKA_STACK_ENV, or one started for this test binary.
+package stacktest
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// EnvFile names a stack.env written by `scripts/stack up`: tests reuse that stack.
+const EnvFile = "ZK2KAFKA_STACK_ENV"
+
+// EnvProfile picks the profile (zk or kraft) of a stack this package starts itself.
+const EnvProfile = "ZK2KAFKA_TEST_PROFILE"
+
+// Stack is a running local stack.
+type Stack struct {
+	Profile   string // "zk" (Kafka 3.9, ZooKeeper mode) or "kraft" (Kafka 4.x)
+	ZK        string // ZooKeeper host:port holding /consumers
+	Kafka     string // Kafka bootstrap host:port
+	KafkaLibs string // folder of the Kafka jars, for Kafka's own tools
+	Logs      string
+
+	started string // STACK_NAME when this package started the stack
+}
+
+// shared is the one stack of this test binary. It is package state on purpose: starting a
+// stack costs seconds, so every test of a package shares one, stopped by Main.
+var shared struct {
+	once  sync.Once
+	stack *Stack
+	err   error
+}
+
+// Get returns the stack, starting it on first use unless ZK2KAFKA_STACK_ENV names one.
+// Under `go test -short` it skips the test: integration tests need the real stack.
+func Get(t testing.TB) *Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs the real stack (run without -short)")
+	}
+	shared.once.Do(func() { shared.stack, shared.err = open() })
+	if shared.err != nil {
+		t.Fatalf("local stack: %v", shared.err)
+	}
+	return shared.stack
+}
+
+// Main runs the tests and then stops a stack this binary started. Use it from TestMain.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if s := shared.stack; s != nil && s.started != "" {
+		if err := s.run("down"); err != nil {
+			fmt.Fprintf(os.Stderr, "stacktest: stopping stack %s: %v\n", s.started, err)
+		}
+	}
+	return code
+}
+
+func open() (*Stack, error) {
+	if path := os.Getenv(EnvFile); path != "" {
+		return readEnv(path)
+	}
+	profile := os.Getenv(EnvProfile)
+	if profile == "" {
+		profile = "zk"
+	}
+	s := &Stack{Profile: profile, started: fmt.Sprintf("gotest-%d", os.Getpid())}
+	if err := s.run("up"); err != nil {
+		return nil, err
+	}
+	st, err := readEnv(filepath.Join(RepoRoot(), ".stack", "run", s.started, "stack.env"))
+	if err != nil {
+		return nil, err
+	}
+	st.started = s.started
+	return st, nil
+}
+
+func (s *Stack) run(verb string) error {
+	cmd := exec.Command(filepath.Join(RepoRoot(), "scripts", "stack"), verb, s.Profile)
+	cmd.Env = append(os.Environ(), "STACK_NAME="+s.started)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("scripts/stack %s %s: %w\n%s", verb, s.Profile, err, out)
+	}
+	return nil
+}
+
+func readEnv(path string) (*Stack, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s (from %s): %w", path, EnvFile, err)
+	}
+	defer f.Close()
+	vals := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			vals[k] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"]}
+	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
+		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
+	}
+	return s, nil
+}
+
+// RepoRoot is the repository's top folder, found from this source file.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Name returns a name unique to this test and run, safe as a Kafka group or topic name and as a
+// znode name, so tests sharing one stack never see each other's data.
+func Name(t testing.TB, prefix string) string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	n := unsafeName.ReplaceAllString(t.Name(), "_")
+	if len(n) > 60 {
+		n = n[len(n)-60:]
+	}
+	return fmt.Sprintf("%s-%s-%s", prefix, n, hex.EncodeToString(b))
+}

@@ -1,0 +1,273 @@
+package migrate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Build computes the plan for in under policy p. It is a pure function: it reads nothing but
+// its arguments and writes nothing. now only stamps Plan.CreatedAt.
+//
+// An error means the inputs are not a complete, consistent read (a legacy group without Kafka
+// state, a topic without a description, a negative Kafka commit or log range): the plan would
+// be guessed, so none is returned. Everything about the offsets themselves, however odd, is an
+// entry with a class, an action and a reason instead.
+func Build(in Inputs, p Policy, now time.Time) (Plan, error) {
+	if err := p.Validate(); err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{
+		SchemaVersion: PlanSchemaVersion,
+		CreatedAt:     now.UTC(),
+		Policy:        p,
+		Retention:     Duration(in.Retention),
+		Filter:        in.Filter,
+		Groups:        []GroupPlan{},
+		Fingerprint:   Fingerprint(in),
+	}
+	legacy := slices.Clone(in.Legacy)
+	slices.SortFunc(legacy, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
+	for i, g := range legacy {
+		if g.Group == "" {
+			return Plan{}, fmt.Errorf("legacy group with an empty name")
+		}
+		if i > 0 && legacy[i-1].Group == g.Group {
+			return Plan{}, fmt.Errorf("legacy group %q appears twice in the inputs", g.Group)
+		}
+		gp, err := buildGroup(g, in, p)
+		if err != nil {
+			return Plan{}, err
+		}
+		plan.Groups = append(plan.Groups, gp)
+	}
+	return plan, nil
+}
+
+func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
+	ks, ok := in.Groups[g.Group]
+	if !ok {
+		return GroupPlan{}, fmt.Errorf("group %q: no Kafka group state in the inputs", g.Group)
+	}
+	gp := GroupPlan{Group: g.Group, KafkaState: ks.State, KafkaMembers: ks.Members, Entries: []Entry{}}
+	if len(g.LiveConsumers) > 0 {
+		gp.LiveConsumers = slices.Clone(g.LiveConsumers)
+		slices.Sort(gp.LiveConsumers)
+		gp.LiveConsumers = slices.Compact(gp.LiveConsumers)
+		gp.Gates = append(gp.Gates, GateLegacyConsumersAlive)
+	}
+	if ks.Active() {
+		gp.Gates = append(gp.Gates, GateKafkaGroupActive)
+	}
+	offsets := slices.Clone(g.Offsets)
+	slices.SortFunc(offsets, compareOffsets)
+	dups := duplicateZnodes(offsets)
+	for _, o := range offsets {
+		e, err := buildEntry(o, ks, in.Topics, p)
+		if err != nil {
+			return GroupPlan{}, fmt.Errorf("group %q topic %q partition %d: %w", g.Group, o.Topic, o.Partition, err)
+		}
+		if paths := dups[TopicPartition{o.Topic, o.Partition}]; len(paths) > 1 {
+			e = invalidEntry(o, fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first",
+				len(paths), strings.Join(paths, ", ")))
+		}
+		gp.Entries = append(gp.Entries, e)
+	}
+	if len(gp.Gates) > 0 {
+		why := gateReason(gp, ks)
+		for i := range gp.Entries {
+			if e := &gp.Entries[i]; e.Action == ActionWrite {
+				e.Action = ActionBlock
+				e.Reason = fmt.Sprintf("%s; would write %d (%s)", why, e.Target, e.Reason)
+			}
+		}
+	}
+	return gp, nil
+}
+
+func compareOffsets(a, b LegacyOffset) int {
+	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Path, b.Path))
+}
+
+// duplicateZnodes returns, per partition, the znodes of the valid offsets that name it. Two
+// znodes for one partition (say "3" and "03") mean the store is not what we think: block both.
+func duplicateZnodes(offsets []LegacyOffset) map[TopicPartition][]string {
+	m := map[TopicPartition][]string{}
+	for _, o := range offsets {
+		if o.Invalid == "" {
+			tp := TopicPartition{o.Topic, o.Partition}
+			m[tp] = append(m[tp], o.Path)
+		}
+	}
+	return m
+}
+
+func invalidEntry(o LegacyOffset, reason string) Entry {
+	return Entry{Topic: o.Topic, Partition: o.Partition, Class: ClassInvalidZnode, Action: ActionBlock,
+		Reason: reason, Znode: o.Path, Mtime: o.Mtime}
+}
+
+// buildEntry classifies one legacy offset: first whether the znode is usable, then where it
+// lies in the partition's log, then how it compares with the Kafka commit.
+func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy) (Entry, error) {
+	switch {
+	case o.Invalid != "":
+		return invalidEntry(o, o.Invalid), nil
+	case o.Partition < 0:
+		return invalidEntry(o, fmt.Sprintf("negative partition %d", o.Partition)), nil
+	case o.Offset < 0:
+		return invalidEntry(o, fmt.Sprintf("znode holds negative offset %d", o.Offset)), nil
+	}
+	zk, ok := adjust(o.Offset, p.OffsetAdjust)
+	if !ok {
+		return invalidEntry(o, fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)",
+			o.Offset, p.OffsetAdjust)), nil
+	}
+	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &zk, Target: zk, Znode: o.Path, Mtime: o.Mtime}
+	if k, ok := ks.Committed[TopicPartition{o.Topic, o.Partition}]; ok {
+		if k < 0 {
+			return Entry{}, fmt.Errorf("kafka commit %d is negative (a partition without a commit must be absent)", k)
+		}
+		e.Kafka = &k
+	}
+	ti, ok := topics[o.Topic]
+	if !ok {
+		return Entry{}, fmt.Errorf("no Kafka topic description in the inputs")
+	}
+	if !ti.Exists {
+		e.Class, e.Action = ClassTopicMissing, ActionBlock
+		e.Reason = fmt.Sprintf("topic %q does not exist in Kafka", o.Topic)
+		return e, nil
+	}
+	r, ok := ti.Partitions[o.Partition]
+	if !ok {
+		e.Class, e.Action = ClassPartitionMissing, ActionBlock
+		e.Reason = fmt.Sprintf("topic %q has no partition %d in Kafka (it has %d)", o.Topic, o.Partition, len(ti.Partitions))
+		return e, nil
+	}
+	if r.LogStart < 0 || r.LogEnd < r.LogStart {
+		return Entry{}, fmt.Errorf("invalid log range: start %d, end %d", r.LogStart, r.LogEnd)
+	}
+	e.LogStart, e.LogEnd = &r.LogStart, &r.LogEnd
+	name := zkName(o.Offset, zk, p.OffsetAdjust)
+	var oor Class
+	switch {
+	case zk < r.LogStart:
+		oor = ClassBelowLogStart
+		name = fmt.Sprintf("%s is below log start %d", name, r.LogStart)
+		e.Target = r.LogStart
+	case zk > r.LogEnd:
+		oor = ClassAboveLogEnd
+		name = fmt.Sprintf("%s is above log end %d", name, r.LogEnd)
+		e.Target = r.LogEnd
+	}
+	if oor != "" {
+		e.Class = oor
+		switch p.OutOfRange {
+		case RangeFail:
+			e.Target = zk
+			e.Action, e.Reason = ActionBlock, name+": --out-of-range=fail"
+			return e, nil
+		case RangeSkip:
+			e.Target = zk
+			e.Action, e.Reason = ActionSkip, name+": --out-of-range=skip leaves it"
+			return e, nil
+		}
+		name = fmt.Sprintf("%s, clamped from %d to %d", name, zk, e.Target)
+	}
+	decideConflict(&e, name, p.OnConflict)
+	if oor != "" {
+		e.Class = oor
+	}
+	return e, nil
+}
+
+// decideConflict sets class, action and reason from the target and the Kafka commit.
+func decideConflict(e *Entry, name string, policy ConflictPolicy) {
+	t := e.Target
+	if e.Kafka == nil {
+		e.Class, e.Action = ClassZKOnly, ActionWrite
+		e.Reason = fmt.Sprintf("%s; Kafka has no commit: write %d", name, t)
+		return
+	}
+	k := *e.Kafka
+	switch {
+	case t == k:
+		e.Class, e.Action = ClassEqual, ActionSkip
+		e.Reason = fmt.Sprintf("%s; Kafka already equal at %d", name, k)
+	case t > k:
+		e.Class = ClassZKAhead
+		switch policy {
+		case ConflictMax, ConflictZK:
+			e.Action = ActionWrite
+			e.Reason = fmt.Sprintf("%s; ahead of Kafka %d: write %d", name, k, t)
+		case ConflictKafka:
+			e.Action = ActionSkip
+			e.Reason = fmt.Sprintf("%s; ahead of Kafka %d: --on-conflict=kafka keeps %d", name, k, k)
+		default:
+			e.Action = ActionBlock
+			e.Reason = fmt.Sprintf("%s; differs from Kafka %d: --on-conflict=fail", name, k)
+		}
+	default:
+		e.Class = ClassKafkaAhead
+		switch policy {
+		case ConflictMax:
+			e.Action = ActionSkip
+			e.Reason = fmt.Sprintf("%s; Kafka %d is ahead: --on-conflict=max never moves an offset backwards", name, k)
+		case ConflictZK:
+			e.Action = ActionWrite
+			e.Reason = fmt.Sprintf("%s; --on-conflict=zk moves Kafka BACKWARDS from %d to %d", name, k, t)
+		case ConflictKafka:
+			e.Action = ActionSkip
+			e.Reason = fmt.Sprintf("%s; Kafka %d is ahead: --on-conflict=kafka keeps %d", name, k, k)
+		default:
+			e.Action = ActionBlock
+			e.Reason = fmt.Sprintf("%s; differs from Kafka %d: --on-conflict=fail", name, k)
+		}
+	}
+}
+
+// adjust applies --offset-adjust; ok is false when the result is negative or overflows.
+func adjust(off, adj int64) (int64, bool) {
+	if adj > 0 && off > math.MaxInt64-adj {
+		return 0, false
+	}
+	v := off + adj
+	return v, v >= 0
+}
+
+func zkName(raw, zk, adj int64) string {
+	if adj == 0 {
+		return fmt.Sprintf("ZooKeeper %d", zk)
+	}
+	return fmt.Sprintf("ZooKeeper %d (znode %d, --offset-adjust %+d)", zk, raw, adj)
+}
+
+// gateReason names every gate of the group with the facts behind it.
+func gateReason(gp GroupPlan, ks GroupState) string {
+	var parts []string
+	for _, g := range gp.Gates {
+		switch g {
+		case GateLegacyConsumersAlive:
+			parts = append(parts, fmt.Sprintf("blocked by %s: %d live legacy consumers (%s)",
+				g, len(gp.LiveConsumers), listShort(gp.LiveConsumers, 3)))
+		case GateKafkaGroupActive:
+			state := ks.State
+			if state == "" {
+				state = "unknown"
+			}
+			parts = append(parts, fmt.Sprintf("blocked by %s: Kafka group is %s with %d members", g, state, ks.Members))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func listShort(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
+}

@@ -1,0 +1,12 @@
+package migrate
+
+import "errors"
+
+// ErrGroupNotFound means a group that was asked for by name is not in the legacy store. A typo
+// in --group must fail the run, not silently migrate nothing.
+var ErrGroupNotFound = errors.New("group not found")
+
+// ErrGroupActive means the Kafka group has members or is rebalancing, so the coordinator refuses
+// an admin (generation -1) commit. Adapters wrap UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION and
+// REBALANCE_IN_PROGRESS with it so the core can tell "stop the consumers" from other failures.
+var ErrGroupActive = errors.New("kafka group is active")

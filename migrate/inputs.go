@@ -1,0 +1,153 @@
+package migrate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Inputs is everything a plan is computed from: one consistent read of both stores for the
+// selected groups and topics. Build and Fingerprint are pure functions of it.
+type Inputs struct {
+	// Filter is the selection the inputs were read with; it is recorded in the plan and the
+	// fingerprint so a later run can read the same selection again.
+	Filter FilterSpec
+	Legacy []LegacyGroup
+	// Topics must describe every topic named by a valid legacy offset (Exists false when Kafka
+	// does not know it); Groups must hold every legacy group (State "" when Kafka does not).
+	Topics    map[string]TopicInfo
+	Groups    map[string]GroupState
+	Retention time.Duration
+}
+
+// ReadInputs reads both stores for the groups and topics the filter selects: the legacy groups
+// first, then one Kafka topic description for all their topics and one group read for all the
+// groups. Any incomplete answer from a store is an error: a plan must never be computed from a
+// partial view, because a missing Kafka commit would look like "zk-only" and be overwritten.
+func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filter Filter) (Inputs, error) {
+	all, err := legacy.ListGroups(ctx)
+	if err != nil {
+		return Inputs{}, fmt.Errorf("list legacy groups: %w", err)
+	}
+	names, err := selectGroups(all, filter)
+	if err != nil {
+		return Inputs{}, err
+	}
+	in := Inputs{Filter: filter.Spec(), Topics: map[string]TopicInfo{}, Groups: map[string]GroupState{}}
+	if in.Legacy, err = readLegacy(ctx, legacy, names, filter); err != nil {
+		return Inputs{}, err
+	}
+	if topics := legacyTopics(in.Legacy); len(topics) > 0 {
+		// Never call Topics with an empty list: a Kafka metadata request without topics
+		// means "all topics", which is both slow and not what was asked.
+		if in.Topics, err = kafka.Topics(ctx, topics); err != nil {
+			return Inputs{}, fmt.Errorf("describe %d topics in kafka: %w", len(topics), err)
+		}
+		for _, t := range topics {
+			if _, ok := in.Topics[t]; !ok {
+				return Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
+			}
+		}
+	}
+	groups := make([]string, 0, len(in.Legacy))
+	for _, g := range in.Legacy {
+		groups = append(groups, g.Group)
+	}
+	if len(groups) > 0 {
+		if in.Groups, err = kafka.Groups(ctx, groups); err != nil {
+			return Inputs{}, fmt.Errorf("read %d groups from kafka: %w", len(groups), err)
+		}
+		for _, g := range groups {
+			if _, ok := in.Groups[g]; !ok {
+				return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g)
+			}
+		}
+	}
+	if in.Retention, err = kafka.OffsetsRetention(ctx); err != nil {
+		return Inputs{}, fmt.Errorf("read offsets retention from kafka: %w", err)
+	}
+	return in, nil
+}
+
+// selectGroups applies the filter to the listed groups and checks that every group named
+// exactly exists.
+func selectGroups(all []string, f Filter) ([]string, error) {
+	var names []string
+	for _, g := range all {
+		if f.MatchGroup(g) {
+			names = append(names, g)
+		}
+	}
+	for _, g := range f.Groups {
+		if !slices.Contains(all, g) {
+			return nil, fmt.Errorf("group %q (--group): %w under /consumers", g, ErrGroupNotFound)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+// readLegacy reads the named groups, keeps the offsets of selected topics and returns the
+// groups sorted by name. With a topic filter, a group left without offsets is dropped.
+func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filter) ([]LegacyGroup, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		seen[n] = false
+	}
+	var out []LegacyGroup
+	// The store may call emit from its reader goroutines.
+	var mu sync.Mutex
+	emit := func(g LegacyGroup) error {
+		mu.Lock()
+		defer mu.Unlock()
+		done, asked := seen[g.Group]
+		if !asked {
+			return fmt.Errorf("legacy store returned group %q, which was not asked for", g.Group)
+		}
+		if done {
+			return fmt.Errorf("legacy store returned group %q twice", g.Group)
+		}
+		seen[g.Group] = true
+		kept := LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
+		for _, o := range g.Offsets {
+			if f.MatchTopic(o.Topic) {
+				kept.Offsets = append(kept.Offsets, o)
+			}
+		}
+		if f.TopicRegex != nil && len(kept.Offsets) == 0 {
+			return nil
+		}
+		out = append(out, kept)
+		return nil
+	}
+	if err := legacy.ReadGroups(ctx, names, emit); err != nil {
+		return nil, fmt.Errorf("read %d legacy groups: %w", len(names), err)
+	}
+	for _, n := range names {
+		if !seen[n] {
+			return nil, fmt.Errorf("read legacy group %q: the store returned nothing for it", n)
+		}
+	}
+	slices.SortFunc(out, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
+	return out, nil
+}
+
+// legacyTopics returns the sorted names of the topics of every valid legacy offset.
+func legacyTopics(groups []LegacyGroup) []string {
+	var topics []string
+	for _, g := range groups {
+		for _, o := range g.Offsets {
+			if o.Invalid == "" {
+				topics = append(topics, o.Topic)
+			}
+		}
+	}
+	slices.Sort(topics)
+	return slices.Compact(topics)
+}

@@ -1,0 +1,201 @@
+// Package zkreader is the ZooKeeper adapter of zk2kafka: it reads the legacy consumer-offset
+// store (/consumers/<group>/offsets/<topic>/<partition>) and the legacy consumers' liveness
+// registrations through a small pool of pipelined connections, and implements
+// migrate.LegacyStore. It also has a small writer for seeding, tests and restore.
+package zkreader
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults applied by Open to zero Config fields.
+const (
+	DefaultSessionTimeout = 10 * time.Second
+	DefaultConnections    = 4
+	DefaultInFlight       = 256
+	defaultPort           = "2181"
+)
+
+// Config says how to reach ZooKeeper. The zero value of every field but Servers means "default".
+type Config struct {
+	// Servers is a ZooKeeper connect string as Kafka and the Java client take it:
+	// "host:port[,host:port...][/chroot]". go-zookeeper does not understand the chroot, so the
+	// reader strips it and prefixes every path itself.
+	Servers string
+	// SessionTimeout is the ZooKeeper session timeout, and also how long Open waits for a
+	// session before it reports ZooKeeper as unreachable. Default 10s.
+	SessionTimeout time.Duration
+	// Connections is the pool size: each connection pipelines its own requests, several
+	// connections scale further. Default 4.
+	Connections int
+	// InFlight bounds the requests outstanding at once over the whole pool. Default 256.
+	InFlight int
+	// GroupsInFlight bounds how many groups ReadGroups holds in memory at once.
+	// Default InFlight/4 (at least 1).
+	GroupsInFlight int
+	// Auth is "digest:user:password" or empty. It is a secret: never logged, never in errors.
+	Auth string
+	// Logger receives connection events; go-zookeeper's own log lines are forwarded only when
+	// it has debug enabled. Nil means no logging.
+	Logger *slog.Logger
+}
+
+// LogValue keeps the credentials out of logs when a Config is logged whole.
+func (c Config) LogValue() slog.Value {
+	auth := ""
+	if c.Auth != "" {
+		auth = "digest:<redacted>"
+	}
+	return slog.GroupValue(
+		slog.String("servers", c.Servers),
+		slog.Duration("session_timeout", c.SessionTimeout),
+		slog.Int("connections", c.Connections),
+		slog.Int("in_flight", c.InFlight),
+		slog.String("auth", auth),
+	)
+}
+
+// String is LogValue for fmt: a Config printed with %v never shows the password.
+func (c Config) String() string { return c.LogValue().String() }
+
+// withDefaults returns c with every zero field replaced by its default, or an error for a
+// negative one.
+func (c Config) withDefaults() (Config, error) {
+	if c.SessionTimeout < 0 || c.Connections < 0 || c.InFlight < 0 || c.GroupsInFlight < 0 {
+		return c, errors.New("zookeeper config: session timeout, connections and in-flight limits must not be negative")
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	if c.Connections == 0 {
+		c.Connections = DefaultConnections
+	}
+	if c.InFlight == 0 {
+		c.InFlight = DefaultInFlight
+	}
+	if c.GroupsInFlight == 0 {
+		c.GroupsInFlight = max(1, c.InFlight/4)
+	}
+	return c, nil
+}
+
+// parseAuth splits "digest:user:password" into the scheme and the bytes ZooKeeper's AddAuth
+// wants. Errors never quote the value: it holds a password.
+func parseAuth(s string) (scheme string, auth []byte, err error) {
+	if s == "" {
+		return "", nil, nil
+	}
+	scheme, creds, ok := strings.Cut(s, ":")
+	if !ok || scheme != "digest" {
+		return "", nil, errors.New(`zookeeper auth: expected "digest:user:password"`)
+	}
+	user, _, ok := strings.Cut(creds, ":")
+	if !ok || user == "" {
+		return "", nil, errors.New(`zookeeper auth: expected "digest:user:password" (user and password separated by ':')`)
+	}
+	return scheme, []byte(creds), nil
+}
+
+// ParseServers splits a ZooKeeper connect string "h1:p1,h2:p2/chroot" into "host:port"
+// addresses (port 2181 when absent) and the chroot ("" for none). The chroot is everything
+// after the first '/', as in the Java client; "/" alone means no chroot.
+func ParseServers(s string) (hosts []string, chroot string, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, "", errors.New("zookeeper connect string is empty, expected host:port[,host:port...][/chroot]")
+	}
+	hostPart := s
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		hostPart, chroot = s[:i], s[i:]
+		if strings.Contains(chroot, ",") {
+			return nil, "", fmt.Errorf("zookeeper connect string %q: the chroot %q contains ',': a chroot comes once, after the last server", s, chroot)
+		}
+		if chroot == "/" {
+			chroot = ""
+		} else if err := ValidatePath(chroot); err != nil {
+			return nil, "", fmt.Errorf("zookeeper connect string %q: bad chroot: %w", s, err)
+		}
+	}
+	for h := range strings.SplitSeq(hostPart, ",") {
+		addr, err := normalizeHost(strings.TrimSpace(h))
+		if err != nil {
+			return nil, "", fmt.Errorf("zookeeper connect string %q: %w", s, err)
+		}
+		hosts = append(hosts, addr)
+	}
+	return hosts, chroot, nil
+}
+
+// normalizeHost checks one "host[:port]" entry and adds the default port.
+func normalizeHost(h string) (string, error) {
+	if h == "" {
+		return "", errors.New("empty server address")
+	}
+	if !strings.Contains(h, ":") {
+		return net.JoinHostPort(h, defaultPort), nil
+	}
+	if strings.Count(h, ":") > 1 && !strings.HasPrefix(h, "[") {
+		return "", fmt.Errorf("server %q: write an IPv6 address in brackets, as [addr]:port", h)
+	}
+	host, port, err := net.SplitHostPort(h)
+	if err != nil {
+		return "", fmt.Errorf("server %q: %w", h, err)
+	}
+	if host == "" {
+		return "", fmt.Errorf("server %q: empty host", h)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return "", fmt.Errorf("server %q: port must be a number from 1 to 65535", h)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// ValidatePath applies ZooKeeper's own path rules (PathUtils.validatePath): absolute, no empty,
+// "." or ".." component, no trailing '/', no control or reserved characters. The server would
+// refuse such a path anyway; checking first gives an error that names it.
+func ValidatePath(p string) error {
+	if p == "" || p[0] != '/' {
+		return fmt.Errorf("path %q must start with '/'", p)
+	}
+	if p == "/" {
+		return nil
+	}
+	if strings.HasSuffix(p, "/") {
+		return fmt.Errorf("path %q must not end with '/'", p)
+	}
+	for c := range strings.SplitSeq(p[1:], "/") {
+		if err := ValidateName(c); err != nil {
+			return fmt.Errorf("path %q: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// ValidateName checks one path component (a group, topic or child name) against ZooKeeper's rules.
+func ValidateName(c string) error {
+	switch c {
+	case "":
+		return errors.New("empty path component (\"//\")")
+	case ".", "..":
+		return fmt.Errorf("relative path component %q", c)
+	}
+	if !utf8.ValidString(c) {
+		return fmt.Errorf("name %q is not valid UTF-8", c)
+	}
+	for _, r := range c {
+		switch {
+		case r == '/':
+			return fmt.Errorf("name %q contains '/'", c)
+		case r <= 0x1f, r >= 0x7f && r <= 0x9f, r >= 0xd800 && r <= 0xf8ff, r >= 0xfff0 && r <= 0xffff:
+			return fmt.Errorf("name %q contains the reserved character %U", c, r)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package zkreader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// Reader is a pool of ZooKeeper connections reading (and, in writer.go, writing) the legacy
+// offset store. It is safe for concurrent use; Close it when done.
+type Reader struct {
+	conns          []*zk.Conn
+	hosts          []string
+	chroot         string
+	groupsInFlight int
+	log            *slog.Logger
+	// sem holds one token per outstanding request, over the whole pool.
+	sem  chan struct{}
+	next atomic.Uint64
+}
+
+var _ migrate.LegacyStore = (*Reader)(nil)
+
+// Open dials cfg.Connections connections and waits until each has a session (bounded by ctx
+// and cfg.SessionTimeout) and, with cfg.Auth, has sent its digest credentials. An unreachable
+// ZooKeeper is one error naming the servers.
+func Open(ctx context.Context, cfg Config) (*Reader, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	hosts, chroot, err := ParseServers(cfg.Servers)
+	if err != nil {
+		return nil, err
+	}
+	scheme, auth, err := parseAuth(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Reader{
+		hosts:          hosts,
+		chroot:         chroot,
+		groupsInFlight: cfg.GroupsInFlight,
+		log:            log,
+		sem:            make(chan struct{}, cfg.InFlight),
+	}
+	sessions := make([]*session, cfg.Connections)
+	for i := range sessions {
+		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i)}
+		c, _, err := zk.Connect(hosts, cfg.SessionTimeout,
+			zk.WithEventCallback(s.event),
+			zk.WithDialer(s.dial),
+			zk.WithLogger(s),
+			zk.WithLogInfo(log.Enabled(ctx, slog.LevelDebug)),
+		)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("zookeeper %s: %w", r.servers(), err)
+		}
+		r.conns = append(r.conns, c)
+		sessions[i] = s
+	}
+	if err := r.waitSessions(ctx, cfg.SessionTimeout, sessions, scheme, auth); err != nil {
+		r.Close()
+		return nil, err
+	}
+	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", chroot, "connections", len(r.conns))
+	return r, nil
+}
+
+// waitSessions waits for every connection's session and authenticates it. go-zookeeper takes
+// no context: on a timeout the caller closes the connections, which unblocks AddAuth.
+func (r *Reader) waitSessions(ctx context.Context, timeout time.Duration, sessions []*session, scheme string, auth []byte) error {
+	errTimeout := errors.New("session timeout")
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
+	errs := make(chan error, len(sessions)) // buffered: late goroutines never block
+	for i, s := range sessions {
+		go func() { errs <- r.startSession(ctx, r.conns[i], s, scheme, auth) }()
+	}
+	for range sessions {
+		var err error
+		select {
+		case err = <-errs:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() == nil {
+			return err
+		}
+		if context.Cause(ctx) != errTimeout {
+			return fmt.Errorf("zookeeper %s: connect: %w", r.servers(), context.Cause(ctx))
+		}
+		cause := errors.New("no session established")
+		for _, s := range sessions {
+			if err := s.lastError(); err != nil {
+				cause = err
+			}
+		}
+		return fmt.Errorf("zookeeper %s: not reachable within %s: %w", r.servers(), timeout, cause)
+	}
+	return nil
+}
+
+// startSession waits for c's first session, then sends the credentials.
+func (r *Reader) startSession(ctx context.Context, c *zk.Conn, s *session, scheme string, auth []byte) error {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if scheme == "" {
+		return nil
+	}
+	// AddAuth also records the credentials, so go-zookeeper resends them on every reconnect,
+	// including the new session after an expiry.
+	if err := c.AddAuth(scheme, auth); err != nil {
+		return fmt.Errorf("zookeeper %s: authenticate: %w", r.servers(), err)
+	}
+	return nil
+}
+
+// Close ends every session. Ephemeral znodes created through this Reader vanish with it.
+func (r *Reader) Close() {
+	var wg sync.WaitGroup
+	for _, c := range r.conns {
+		// go-zookeeper's Close waits up to a few seconds for the server: close in parallel.
+		wg.Go(c.Close)
+	}
+	wg.Wait()
+}
+
+// servers names ZooKeeper in errors as the operator wrote it, without credentials.
+func (r *Reader) servers() string { return strings.Join(r.hosts, ",") + r.chroot }
+
+// conn picks the next connection of the pool, round robin.
+func (r *Reader) conn() *zk.Conn { return r.conns[r.next.Add(1)%uint64(len(r.conns))] }
+
+// path is the full znode path of a path relative to the chroot.
+func (r *Reader) path(rel string) string { return r.chroot + rel }
+
+// session follows one connection's state through go-zookeeper's callbacks, which must not block.
+type session struct {
+	ready chan struct{} // closed at the first session
+	once  sync.Once
+	log   *slog.Logger
+	mu    sync.Mutex
+	last  error // the latest dial or handshake failure, for the "not reachable" error
+}
+
+func (s *session) event(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	switch ev.State {
+	case zk.StateHasSession:
+		s.once.Do(func() { close(s.ready) })
+		s.log.Debug("zookeeper session established", "server", ev.Server)
+	case zk.StateExpired:
+		s.log.Warn("zookeeper session expired: reads in flight fail, ephemeral znodes are gone", "server", ev.Server)
+	case zk.StateDisconnected:
+		s.log.Debug("zookeeper disconnected", "server", ev.Server)
+	}
+}
+
+// dial is net.DialTimeout that remembers its failure: go-zookeeper only logs it.
+func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		s.setLast(err)
+	}
+	return c, err
+}
+
+// Printf receives go-zookeeper's log lines: forwarded at debug level, and a handshake failure
+// is remembered (a port that accepts TCP but does not speak ZooKeeper fails there).
+func (s *session) Printf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if strings.HasPrefix(msg, "authentication failed") {
+		s.setLast(errors.New(msg))
+	}
+	s.log.Debug("go-zookeeper: " + msg)
+}
+
+func (s *session) setLast(err error) {
+	s.mu.Lock()
+	s.last = err
+	s.mu.Unlock()
+}
+
+func (s *session) lastError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
