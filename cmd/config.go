@@ -94,6 +94,8 @@ type globalOptions struct {
 	zkSessionTimeout time.Duration
 	zkAuth           string
 	zkAuthFile       string
+	zkConnections    int
+	zkInFlight       int
 	kafkaBootstrap   string
 	clientID         string
 	kafkaVersion     string
@@ -108,6 +110,8 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.DurationVar(&g.zkSessionTimeout, "zk-session-timeout", 10*time.Second, "ZooKeeper session timeout")
 	f.StringVar(&g.zkAuth, "zk-auth", "", "ZooKeeper digest auth as digest:user:password (prefer ZK2KAFKA_ZK_AUTH or --zk-auth-file)")
 	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
+	f.IntVar(&g.zkConnections, "zk-connections", 4, "ZooKeeper connections to read over (each pipelines its requests)")
+	f.IntVar(&g.zkInFlight, "zk-in-flight", 256, "ZooKeeper requests outstanding at once, over all connections")
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
@@ -127,6 +131,12 @@ func (g *globalOptions) setup(d *deps) error {
 	d.logger = slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level}))
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)
+	}
+	if g.zkConnections < 1 || g.zkConnections > 64 {
+		return fmt.Errorf("--zk-connections: %d is out of range, expected 1..64", g.zkConnections)
+	}
+	if g.zkInFlight < 1 {
+		return fmt.Errorf("--zk-in-flight: %d is out of range, expected at least 1", g.zkInFlight)
 	}
 	if g.zkAuth == "" && g.zkAuthFile != "" {
 		b, err := os.ReadFile(g.zkAuthFile)

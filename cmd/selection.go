@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// selectionOptions are the flags that choose what a run covers and how conflicts are decided;
+// plan and copy share them so that a fresh copy plans exactly as plan does.
+type selectionOptions struct {
+	groups       []string
+	groupRegex   string
+	topicRegex   string
+	excludeRegex string
+	onConflict   string
+	outOfRange   string
+	offsetAdjust int64
+}
+
+func (s *selectionOptions) addFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringSliceVar(&s.groups, "group", nil, "only this group (repeat or comma-separate for several)")
+	f.StringVar(&s.groupRegex, "group-regex", "", "only groups matching this regular expression (RE2, unanchored)")
+	f.StringVar(&s.topicRegex, "topic-regex", "", "only topics matching this regular expression")
+	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out groups matching this regular expression (wins over --group)")
+	f.StringVar(&s.onConflict, "on-conflict", string(migrate.ConflictMax),
+		"when both stores hold an offset: max (never backwards), zk, kafka, or fail")
+	f.StringVar(&s.outOfRange, "out-of-range", string(migrate.RangeFail),
+		"when the ZooKeeper offset is outside the partition's log: fail, clamp, or skip")
+	f.Int64Var(&s.offsetAdjust, "offset-adjust", 0,
+		"add N to every ZooKeeper offset, for clients that stored the last consumed offset (e.g. 1)")
+}
+
+// policy and filter check the options before any network call.
+func (s *selectionOptions) policy() (migrate.Policy, error) {
+	p := migrate.Policy{
+		OnConflict:   migrate.ConflictPolicy(s.onConflict),
+		OutOfRange:   migrate.RangePolicy(s.outOfRange),
+		OffsetAdjust: s.offsetAdjust,
+	}
+	if err := p.Validate(); err != nil {
+		return migrate.Policy{}, fmt.Errorf("--on-conflict/--out-of-range: %w", err)
+	}
+	return p, nil
+}
+
+func (s *selectionOptions) filter() (migrate.Filter, error) {
+	return migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
+}

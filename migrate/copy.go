@@ -1,0 +1,302 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// PartitionStatus is the outcome of one planned write.
+type PartitionStatus string
+
+const (
+	StatusWritten    PartitionStatus = "written"     // committed and read back equal
+	StatusWouldWrite PartitionStatus = "would-write" // dry run
+	StatusAlready    PartitionStatus = "already"     // Kafka already held the target (e.g. a resumed copy)
+	StatusBlocked    PartitionStatus = "blocked"     // re-check refused it: gate, or a change since the plan
+	StatusFailed     PartitionStatus = "failed"      // the commit or its read-back failed
+
+	// Steps a write goes through within a batch; none is left in a returned result.
+	statusPending   PartitionStatus = "pending"   // to be committed, after the backup
+	statusCommitted PartitionStatus = "committed" // the broker accepted it, not yet read back
+)
+
+// PartitionResult is what copy did with one planned write.
+type PartitionResult struct {
+	Topic     string          `json:"topic"`
+	Partition int32           `json:"partition"`
+	Target    int64           `json:"target"`
+	Before    *int64          `json:"kafka_before"`
+	ReadBack  *int64          `json:"read_back,omitempty"`
+	Status    PartitionStatus `json:"status"`
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// GroupResult is what copy did with one group's planned writes.
+type GroupResult struct {
+	Group      string            `json:"group"`
+	Partitions []PartitionResult `json:"partitions"`
+}
+
+// CopyResult is the outcome of a copy, per group and partition. The core never prints it.
+type CopyResult struct {
+	DryRun bool          `json:"dry_run"`
+	Groups []GroupResult `json:"groups"`
+}
+
+// Counts returns how many planned writes ended in each status.
+func (r CopyResult) Counts() map[PartitionStatus]int {
+	n := map[PartitionStatus]int{}
+	for _, g := range r.Groups {
+		for _, p := range g.Partitions {
+			n[p.Status]++
+		}
+	}
+	return n
+}
+
+// Backup records, durably, what a copy is about to overwrite: it must return only once the
+// record is safe on disk, because the commit follows at once.
+type Backup interface {
+	Record(ctx context.Context, group string, items []PartitionResult) error
+}
+
+// Copier executes a plan's writes.
+type Copier struct {
+	Legacy    LegacyStore
+	Kafka     KafkaState
+	Committer OffsetCommitter
+	Backup    Backup // required when executing
+	// Metadata gives the provenance string committed with an entry (nil: none).
+	Metadata func(group string, e Entry) string
+	// BatchGroups is how many groups are re-checked and committed together (default 32).
+	BatchGroups int
+	// Parallel bounds concurrent group commits within a batch (default 8).
+	Parallel int
+	// Progress, when set, is told how many planned writes are done so far.
+	Progress func(done int)
+}
+
+// Run re-reads the stores for each batch of groups just before writing them, so that the gates
+// (live legacy consumers, an active Kafka group) and the current Kafka offset are checked
+// again: a planned write is committed only when a fresh plan still says write with the same
+// target. Without execute nothing is written. Errors of single partitions are in the result;
+// the error return is for a failure that stopped the run (context cancelled, a store down).
+func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
+	if execute && c.Backup == nil {
+		return CopyResult{}, fmt.Errorf("copy: no backup configured: refusing to write")
+	}
+	writes := plan.Writes()
+	res := CopyResult{DryRun: !execute}
+	batch := max(c.BatchGroups, 1)
+	if c.BatchGroups == 0 {
+		batch = 32
+	}
+	done := 0
+	for start := 0; start < len(writes); start += batch {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", start, len(writes), err)
+		}
+		chunk := writes[start:min(start+batch, len(writes))]
+		groups, err := c.runBatch(ctx, plan, chunk, execute)
+		res.Groups = append(res.Groups, groups...)
+		for _, g := range groups {
+			done += len(g.Partitions)
+		}
+		if c.Progress != nil {
+			c.Progress(done)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (c *Copier) runBatch(ctx context.Context, plan Plan, chunk []GroupWrites, execute bool) ([]GroupResult, error) {
+	names := make([]string, len(chunk))
+	for i, w := range chunk {
+		names[i] = w.Group
+	}
+	fresh, err := c.recheck(ctx, plan, names)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]GroupResult, len(chunk))
+	commits := make([][]Commit, len(chunk))
+	for i, w := range chunk {
+		results[i], commits[i] = decide(w, fresh[w.Group], c.Metadata, execute)
+	}
+	if !execute {
+		return results, nil
+	}
+	for i := range chunk {
+		if len(commits[i]) == 0 {
+			continue
+		}
+		if err := c.Backup.Record(ctx, chunk[i].Group, pending(results[i])); err != nil {
+			settle(results, statusPending, StatusFailed, "not written: the backup failed")
+			return results, fmt.Errorf("backup of group %q: %w: nothing of this batch was written", chunk[i].Group, err)
+		}
+	}
+	c.commitAll(ctx, chunk, results, commits)
+	if err := c.readBack(ctx, names, results); err != nil {
+		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
+		return results, err
+	}
+	return results, nil
+}
+
+// settle moves every partition still in step from to the final status to.
+func settle(results []GroupResult, from, to PartitionStatus, reason string) {
+	for i := range results {
+		for j := range results[i].Partitions {
+			if p := &results[i].Partitions[j]; p.Status == from {
+				p.Status, p.Reason = to, reason
+			}
+		}
+	}
+}
+
+// recheck plans the batch's groups afresh with the plan's policy and topic selection.
+func (c *Copier) recheck(ctx context.Context, plan Plan, groups []string) (map[string]GroupPlan, error) {
+	spec := plan.Filter
+	spec.Groups, spec.GroupRegex, spec.ExcludeGroupRegex = groups, "", ""
+	f, err := NewFilterFromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	in, err := ReadInputs(ctx, c.Legacy, c.Kafka, f)
+	if err != nil {
+		return nil, fmt.Errorf("re-check before writing: %w", err)
+	}
+	p, err := Build(in, plan.Policy, plan.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("re-check before writing: %w", err)
+	}
+	out := make(map[string]GroupPlan, len(p.Groups))
+	for _, g := range p.Groups {
+		out[g.Group] = g
+	}
+	return out, nil
+}
+
+// decide compares each planned write with the fresh plan of its group.
+func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string, execute bool) (GroupResult, []Commit) {
+	now := map[TopicPartition]Entry{}
+	for _, e := range fresh.Entries {
+		now[TopicPartition{e.Topic, e.Partition}] = e
+	}
+	gr := GroupResult{Group: w.Group}
+	var commits []Commit
+	for _, planned := range w.Entries {
+		pr := PartitionResult{Topic: planned.Topic, Partition: planned.Partition, Target: planned.Target}
+		e, ok := now[TopicPartition{planned.Topic, planned.Partition}]
+		pr.Before = e.Kafka
+		switch {
+		case !ok:
+			pr.Status, pr.Reason = StatusBlocked, "the ZooKeeper offset is gone since the plan"
+		case e.Kafka != nil && *e.Kafka == planned.Target:
+			pr.Status, pr.Reason = StatusAlready, "Kafka already holds the target"
+		case e.Action != ActionWrite:
+			pr.Status, pr.Reason = StatusBlocked, "changed since the plan: now "+string(e.Class)+": "+e.Reason
+		case e.Target != planned.Target:
+			pr.Status, pr.Reason = StatusBlocked, fmt.Sprintf("changed since the plan: target %d, planned %d (re-run plan)", e.Target, planned.Target)
+		case !execute:
+			pr.Status = StatusWouldWrite
+		default:
+			md := ""
+			if metadata != nil {
+				md = metadata(w.Group, e)
+			}
+			commits = append(commits, Commit{TopicPartition: TopicPartition{e.Topic, e.Partition}, Offset: e.Target, Metadata: md})
+			pr.Status = statusPending
+		}
+		gr.Partitions = append(gr.Partitions, pr)
+	}
+	return gr, commits
+}
+
+func (c *Copier) commitAll(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) {
+	sem := make(chan struct{}, max(c.Parallel, 1))
+	var wg sync.WaitGroup
+	for i := range chunk {
+		if len(commits[i]) == 0 {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs, err := c.Committer.Commit(ctx, chunk[i].Group, commits[i])
+			applyCommit(&results[i], errs, err)
+		}(i)
+	}
+	wg.Wait()
+}
+
+func pending(gr GroupResult) []PartitionResult {
+	var out []PartitionResult
+	for _, p := range gr.Partitions {
+		if p.Status == statusPending {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// applyCommit records per-partition commit outcomes: never one verdict for the whole group
+// unless the whole request failed.
+func applyCommit(gr *GroupResult, errs []CommitError, err error) {
+	byTP := map[TopicPartition]error{}
+	for _, ce := range errs {
+		byTP[ce.TopicPartition] = ce.Err
+	}
+	for i := range gr.Partitions {
+		p := &gr.Partitions[i]
+		if p.Status != statusPending {
+			continue
+		}
+		switch cerr, ok := byTP[TopicPartition{p.Topic, p.Partition}]; {
+		case err != nil:
+			p.Status, p.Reason = StatusFailed, "commit failed: "+err.Error()
+		case !ok:
+			p.Status, p.Reason = StatusFailed, "the commit answered nothing for this partition"
+		case cerr != nil:
+			p.Status, p.Reason = StatusFailed, "commit failed: "+cerr.Error()
+		default:
+			p.Status = statusCommitted
+		}
+	}
+}
+
+// readBack fetches the batch's committed offsets and marks each committed partition written
+// only when Kafka returns exactly the target.
+func (c *Copier) readBack(ctx context.Context, groups []string, results []GroupResult) error {
+	states, err := c.Kafka.Groups(ctx, groups)
+	if err != nil {
+		return fmt.Errorf("read back the batch's commits: %w", err)
+	}
+	for i := range results {
+		st := states[results[i].Group]
+		for j := range results[i].Partitions {
+			p := &results[i].Partitions[j]
+			if p.Status != statusCommitted {
+				continue
+			}
+			got, ok := st.Committed[TopicPartition{p.Topic, p.Partition}]
+			switch {
+			case !ok:
+				p.Status, p.Reason = StatusFailed, "read back: Kafka has no commit"
+			case got != p.Target:
+				p.ReadBack = &got
+				p.Status, p.Reason = StatusFailed, fmt.Sprintf("read back %d, expected %d", got, p.Target)
+			default:
+				p.ReadBack = &got
+				p.Status = StatusWritten
+			}
+		}
+	}
+	return nil
+}

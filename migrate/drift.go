@@ -1,0 +1,79 @@
+package migrate
+
+import "fmt"
+
+// Drift lists how the stores changed between a saved plan and a fresh plan of the same
+// selection and policy, one line per group or partition. A Kafka commit that now equals the
+// planned target is not drift: it is an earlier (interrupted) copy of this very plan, so a
+// re-run resumes instead of refusing.
+func Drift(saved, fresh Plan) []string {
+	var out []string
+	now := map[string]GroupPlan{}
+	for _, g := range fresh.Groups {
+		now[g.Group] = g
+	}
+	for _, sg := range saved.Groups {
+		fg, ok := now[sg.Group]
+		if !ok {
+			out = append(out, fmt.Sprintf("group %q: gone from ZooKeeper", sg.Group))
+			continue
+		}
+		delete(now, sg.Group)
+		if fmt.Sprint(sg.Gates) != fmt.Sprint(fg.Gates) {
+			out = append(out, fmt.Sprintf("group %q: gates %v, planned %v", sg.Group, fg.Gates, sg.Gates))
+		}
+		out = append(out, entryDrift(sg, fg)...)
+	}
+	for _, g := range fresh.Groups {
+		if _, new := now[g.Group]; new {
+			out = append(out, fmt.Sprintf("group %q: new since the plan", g.Group))
+		}
+	}
+	return out
+}
+
+func entryDrift(sg, fg GroupPlan) []string {
+	var out []string
+	now := map[TopicPartition]Entry{}
+	for _, e := range fg.Entries {
+		now[TopicPartition{e.Topic, e.Partition}] = e
+	}
+	for _, se := range sg.Entries {
+		tp := TopicPartition{se.Topic, se.Partition}
+		fe, ok := now[tp]
+		if !ok {
+			out = append(out, fmt.Sprintf("group %q %s: ZooKeeper offset gone", sg.Group, tp))
+			continue
+		}
+		delete(now, tp)
+		resumed := se.Action == ActionWrite && fe.Kafka != nil && *fe.Kafka == se.Target
+		switch {
+		case !sameOffset(se.ZK, fe.ZK):
+			out = append(out, fmt.Sprintf("group %q %s: ZooKeeper offset %s, planned %s", sg.Group, tp, show(fe.ZK), show(se.ZK)))
+		case !resumed && !sameOffset(se.Kafka, fe.Kafka):
+			out = append(out, fmt.Sprintf("group %q %s: Kafka offset %s, planned %s", sg.Group, tp, show(fe.Kafka), show(se.Kafka)))
+		case !resumed && (se.Class != fe.Class || se.Action != fe.Action || se.Target != fe.Target):
+			out = append(out, fmt.Sprintf("group %q %s: now %s/%s, planned %s/%s", sg.Group, tp, fe.Class, fe.Action, se.Class, se.Action))
+		}
+	}
+	for _, fe := range fg.Entries {
+		if tp := (TopicPartition{fe.Topic, fe.Partition}); now[tp].Topic != "" {
+			out = append(out, fmt.Sprintf("group %q %s: new since the plan", sg.Group, tp))
+		}
+	}
+	return out
+}
+
+func sameOffset(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func show(v *int64) string {
+	if v == nil {
+		return "none"
+	}
+	return fmt.Sprint(*v)
+}
