@@ -28,23 +28,6 @@ func notYet(name string) func(*cobra.Command, []string) error {
 	}
 }
 
-func newCopyCmd(_ *deps, _ *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "copy",
-		Short: "Write the planned offsets into Kafka (dry run unless --execute)",
-		Long: `Copy executes a plan: it writes each group's ZooKeeper offsets into Kafka as an admin
-commit through the group coordinator, in batched OffsetCommit requests, after saving a backup
-of every Kafka offset it would overwrite. It re-checks the gates (live legacy consumers, an
-active Kafka group) just before each group's commit and never moves an offset backwards unless
---on-conflict=zk says so.`,
-		Example: `  zk2kafka migrate plan --out plan.json
-  zk2kafka migrate copy --plan plan.json             # dry run: what would be written
-  zk2kafka migrate copy --plan plan.json --execute   # write`,
-		Args: cobra.NoArgs,
-		RunE: notYet("copy"),
-	}
-}
-
 func newDualCommitCmd(_ *deps, _ *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "dual-commit",

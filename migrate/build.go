@@ -252,17 +252,17 @@ func gateReason(gp GroupPlan, ks GroupState) string {
 	for _, g := range gp.Gates {
 		switch g {
 		case GateLegacyConsumersAlive:
-			parts = append(parts, fmt.Sprintf("blocked by %s: %d live legacy consumers (%s)",
+			parts = append(parts, fmt.Sprintf("%s (%d live legacy consumers: %s)",
 				g, len(gp.LiveConsumers), listShort(gp.LiveConsumers, 3)))
 		case GateKafkaGroupActive:
 			state := ks.State
 			if state == "" {
 				state = "unknown"
 			}
-			parts = append(parts, fmt.Sprintf("blocked by %s: Kafka group is %s with %d members", g, state, ks.Members))
+			parts = append(parts, fmt.Sprintf("%s (Kafka group %s, %d members)", g, state, ks.Members))
 		}
 	}
-	return strings.Join(parts, "; ")
+	return "blocked by " + strings.Join(parts, " and ")
 }
 
 func listShort(xs []string, n int) string {

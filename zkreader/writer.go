@@ -74,6 +74,9 @@ func upsert(c *zk.Conn, p string, data []byte) error {
 
 // ensurePath creates p and its missing ancestors as empty persistent znodes.
 func ensurePath(c *zk.Conn, p string) error {
+	if p == "/" {
+		return nil
+	}
 	_, err := c.Create(p, nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll))
 	switch {
 	case err == nil, errors.Is(err, zk.ErrNodeExists):

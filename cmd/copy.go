@@ -1,0 +1,207 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+type copyOptions struct {
+	selection   selectionOptions
+	planFile    string
+	replan      bool
+	execute     bool
+	backup      string
+	output      string
+	batchGroups int
+	parallel    int
+
+	policy migrate.Policy
+	filter migrate.Filter
+}
+
+func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
+	o := &copyOptions{}
+	c := &cobra.Command{
+		Use:   "copy",
+		Short: "Write the planned offsets into Kafka (dry run unless --execute)",
+		Long: `Copy executes a plan: it writes each group's ZooKeeper offsets into Kafka as an admin commit
+(generation -1, no member) through the group coordinator, in batched OffsetCommit requests.
+
+Before writing it reads both stores again: with --plan, any change since the plan (drift) stops
+the run before anything is written, unless --replan. Just before each batch of groups is written
+it re-checks the gates (live legacy consumers, an active Kafka group) and the current Kafka
+offset, so --on-conflict=max still never moves an offset backwards. Every Kafka offset about to
+be overwritten is first saved to a backup file (--backup), then each written offset is read
+back. An interrupted copy is resumed by running it again: offsets already written are found
+equal and left alone.
+
+Without --execute nothing is written: copy shows what it would write.
+
+Exit codes: 0 every planned offset written and read back (or nothing to do), 2 something was
+blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
+		Example: `  zk2kafka migrate plan --out plan.json
+  zk2kafka migrate copy --plan plan.json                      # dry run
+  zk2kafka migrate copy --plan plan.json --execute
+  zk2kafka migrate copy --group orders --execute --output json # plan afresh and write`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.validate(c); err != nil {
+				return err
+			}
+			return runCopy(c.Context(), d, g, o)
+		},
+	}
+	o.selection.addFlags(c)
+	f := c.Flags()
+	f.StringVar(&o.planFile, "plan", "", "execute this saved plan (from migrate plan --out) instead of planning afresh")
+	f.BoolVar(&o.replan, "replan", false, "with --plan: if the stores changed since the plan, use a fresh plan instead of refusing")
+	f.BoolVar(&o.execute, "execute", false, "really write into Kafka (without it, a dry run)")
+	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	f.IntVar(&o.batchGroups, "batch-groups", 32, "groups re-checked and written together")
+	f.IntVar(&o.parallel, "parallel", 8, "groups committed at once")
+	return c
+}
+
+func (o *copyOptions) validate(c *cobra.Command) error {
+	if err := checkOutput(o.output, "table", "json"); err != nil {
+		return err
+	}
+	if o.batchGroups < 1 || o.parallel < 1 {
+		return errors.New("--batch-groups and --parallel must be at least 1")
+	}
+	if o.planFile != "" {
+		for _, name := range []string{"group", "group-regex", "topic-regex", "exclude-group-regex", "on-conflict", "out-of-range", "offset-adjust"} {
+			if c.Flags().Changed(name) {
+				return fmt.Errorf("--%s: a saved plan (--plan) carries its own selection and policy; re-run plan to change them", name)
+			}
+		}
+	} else if o.replan {
+		return errors.New("--replan needs --plan")
+	}
+	if o.execute && o.backup == "" {
+		o.backup = "zk2kafka-backup-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
+	}
+	var err error
+	if o.policy, err = o.selection.policy(); err != nil {
+		return err
+	}
+	o.filter, err = o.selection.filter()
+	return err
+}
+
+func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
+	var saved *migrate.Plan
+	if o.planFile != "" {
+		p, err := migrate.ReadPlanFile(o.planFile)
+		if err != nil {
+			return err
+		}
+		saved = &p
+		if o.filter, err = migrate.NewFilterFromSpec(p.Filter); err != nil {
+			return fmt.Errorf("plan %s: %w", o.planFile, err)
+		}
+		o.policy = p.Policy
+	}
+	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	if err != nil {
+		return err
+	}
+	defer closeLegacy()
+	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+	if err != nil {
+		return err
+	}
+	defer closeKafka()
+
+	plan, err := freshPlan(ctx, legacy, kafka, o)
+	if err != nil {
+		return err
+	}
+	if saved != nil && saved.Fingerprint != plan.Fingerprint {
+		if drift := migrate.Drift(*saved, plan); len(drift) > 0 {
+			if !o.replan {
+				return unsafe("the stores changed since plan %s; nothing was written (re-run plan, or pass --replan):\n  %s",
+					o.planFile, strings.Join(limit(drift, 20), "\n  "))
+			}
+			d.logger.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", len(drift))
+		} else {
+			plan = *saved // only our own earlier writes differ: resume the saved plan
+		}
+	}
+	warnRetention(d, plan)
+
+	copier := &migrate.Copier{
+		Legacy: legacy, Kafka: kafka, Committer: kafka,
+		Metadata:    func(_ string, e migrate.Entry) string { return kafkawriter.ProvenanceMetadata(Version, e.Mtime) },
+		BatchGroups: o.batchGroups, Parallel: o.parallel,
+	}
+	if o.execute {
+		backup, err := migrate.CreateBackup(o.backup, plan.Fingerprint, time.Now())
+		if err != nil {
+			return fmt.Errorf("%w: nothing was written", err)
+		}
+		defer closeBackup(d, backup)
+		copier.Backup = backup
+		d.logger.Info("backup file created", "file", o.backup)
+	}
+	bar := newProgress(d, o.output == "table", plan.Summary().ByAction[migrate.ActionWrite], "copy")
+	copier.Progress = bar.set
+	res, runErr := copier.Run(ctx, plan, o.execute)
+	bar.finish()
+	if err := renderCopy(d.stdout, o.output, plan, res); err != nil {
+		return err
+	}
+	return copyExit(plan, res, runErr)
+}
+
+func freshPlan(ctx context.Context, legacy migrate.LegacyStore, kafka migrate.KafkaState, o *copyOptions) (migrate.Plan, error) {
+	in, err := migrate.ReadInputs(ctx, legacy, kafka, o.filter)
+	if err != nil {
+		return migrate.Plan{}, err
+	}
+	return migrate.Build(in, o.policy, time.Now())
+}
+
+// copyExit maps a copy's outcome to the exit codes of --help.
+func copyExit(plan migrate.Plan, res migrate.CopyResult, runErr error) error {
+	n := res.Counts()
+	switch {
+	case runErr != nil:
+		return runErr
+	case n[migrate.StatusFailed] > 0:
+		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
+	case n[migrate.StatusBlocked] > 0 || !plan.Safe():
+		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing",
+			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked])
+	}
+	return nil
+}
+
+func warnRetention(d *deps, plan migrate.Plan) {
+	if plan.Retention > 0 && plan.Summary().ByAction[migrate.ActionWrite] > 0 {
+		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
+			"offsets.retention", time.Duration(plan.Retention).String())
+	}
+}
+
+func closeBackup(d *deps, b *migrate.FileBackup) {
+	if err := b.Close(); err != nil {
+		d.logger.Error("closing the backup file", "file", b.Path(), "err", err)
+	}
+}
+
+func limit(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append(lines[:n:n], fmt.Sprintf("... and %d more", len(lines)-n))
+}
+

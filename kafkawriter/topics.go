@@ -1,0 +1,213 @@
+package kafkawriter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/IBM/sarama"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// listOffsetsChunk bounds the partitions of one ListOffsets request, so a very large cluster
+// does not build one huge request and response.
+const listOffsetsChunk = 5000
+
+// Topics implements migrate.KafkaState: existence, partitions and log start/end of each topic.
+// It sends one Metadata request for all topics, then per leader broker one ListOffsets request
+// for the log starts (time -2) and one for the log ends (time -1, the high watermark) of all the
+// partitions it leads. Partitions whose leader moved are retried after fresh metadata.
+func (c *Client) Topics(ctx context.Context, topics []string) (map[string]migrate.TopicInfo, error) {
+	out := make(map[string]migrate.TopicInfo, len(topics))
+	todo := uniqueSorted(topics)
+	err := c.retry(ctx, "describe topics", func(int) error {
+		if len(todo) == 0 {
+			return nil
+		}
+		done, err := c.describeTopics(ctx, todo)
+		for t, info := range done {
+			out[t] = info
+		}
+		todo = slices.DeleteFunc(todo, func(t string) bool { _, ok := done[t]; return ok })
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// describeTopics returns the topics it could describe completely and an error (retriable or
+// not) for the first one it could not.
+func (c *Client) describeTopics(ctx context.Context, topics []string) (map[string]migrate.TopicInfo, error) {
+	md, err := c.metadata(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	done := make(map[string]migrate.TopicInfo)
+	byLeader := make(map[int32][]migrate.TopicPartition)
+	var firstErr error
+	keep := func(err error) {
+		if firstErr == nil || (retriable(firstErr) && !retriable(err)) {
+			firstErr = err // a permanent error must not hide behind a retriable one
+		}
+	}
+	for _, t := range md.Topics {
+		switch t.Err {
+		case sarama.ErrNoError:
+		case sarama.ErrUnknownTopicOrPartition, sarama.ErrInvalidTopic:
+			done[t.Name] = migrate.TopicInfo{Exists: false}
+			continue
+		default:
+			keep(fmt.Errorf("metadata of topic %q: %w", t.Name, t.Err))
+			continue
+		}
+		ready := true
+		for _, p := range t.Partitions {
+			// REPLICA_NOT_AVAILABLE only says a follower is down; the leader still answers.
+			if p.Leader < 0 || (p.Err != sarama.ErrNoError && p.Err != sarama.ErrReplicaNotAvailable) {
+				err := kerrOrNil(p.Err)
+				if err == nil {
+					err = sarama.ErrLeaderNotAvailable
+				}
+				keep(fmt.Errorf("metadata of topic %q partition %d: %w", t.Name, p.ID, err))
+				ready = false
+			}
+		}
+		if !ready {
+			continue
+		}
+		for _, p := range t.Partitions {
+			byLeader[p.Leader] = append(byLeader[p.Leader], migrate.TopicPartition{Topic: t.Name, Partition: p.ID})
+		}
+		done[t.Name] = migrate.TopicInfo{Exists: true, Partitions: make(map[int32]migrate.PartitionRange, len(t.Partitions))}
+	}
+	for _, t := range topics {
+		if _, ok := done[t]; !ok && firstErr == nil {
+			firstErr = fmt.Errorf("metadata of topic %q: %w", t, sarama.ErrIncompleteResponse)
+		}
+	}
+
+	var (
+		mu     sync.Mutex
+		failed = make(map[string]bool)
+	)
+	type job struct {
+		leader int32
+		tps    []migrate.TopicPartition
+		time   int64
+	}
+	var jobs []job
+	for leader, tps := range byLeader {
+		for part := range slices.Chunk(tps, listOffsetsChunk) {
+			jobs = append(jobs, job{leader, part, sarama.OffsetOldest}, job{leader, part, sarama.OffsetNewest})
+		}
+	}
+	err = forEach(ctx, c.cfg.Parallel, jobs, func(ctx context.Context, j job) error {
+		offsets, errs, err := c.listOffsets(ctx, j.leader, j.tps, j.time)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			for _, tp := range j.tps {
+				failed[tp.Topic] = true
+			}
+			keep(err)
+			return nil
+		}
+		for tp, perr := range errs {
+			failed[tp.Topic] = true
+			keep(perr)
+		}
+		for tp, off := range offsets {
+			info := done[tp.Topic]
+			r := info.Partitions[tp.Partition]
+			if j.time == sarama.OffsetOldest {
+				r.LogStart = off
+			} else {
+				r.LogEnd = off
+			}
+			info.Partitions[tp.Partition] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for t := range failed {
+		delete(done, t)
+	}
+	return done, firstErr
+}
+
+// metadata asks one broker about the topics, never creating any.
+func (c *Client) metadata(ctx context.Context, topics []string) (*sarama.MetadataResponse, error) {
+	req := sarama.NewMetadataRequest(c.version, topics)
+	req.AllowAutoTopicCreation = false
+	resp, err := call(ctx, func() (*sarama.MetadataResponse, error) {
+		b := c.sc.LeastLoadedBroker()
+		if b == nil {
+			return nil, sarama.ErrOutOfBrokers
+		}
+		return b.GetMetadata(req)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("metadata of %d topics: %w", len(topics), err)
+	}
+	return resp, nil
+}
+
+// broker returns the client's connection to a broker id seen in metadata, refreshing the
+// client's broker list when the id is new to it.
+func (c *Client) broker(ctx context.Context, id int32) (*sarama.Broker, error) {
+	b, err := c.sc.Broker(id)
+	if errors.Is(err, sarama.ErrBrokerNotFound) {
+		if _, rerr := call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); rerr != nil {
+			return nil, fmt.Errorf("refresh brokers: %w", rerr)
+		}
+		b, err = c.sc.Broker(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("broker %d: %w", id, err)
+	}
+	return b, nil
+}
+
+// listOffsets sends one ListOffsets request to a leader. It returns the offsets found, the
+// per-partition errors, or an error for the request as a whole.
+func (c *Client) listOffsets(ctx context.Context, leader int32, tps []migrate.TopicPartition, at int64) (map[migrate.TopicPartition]int64, map[migrate.TopicPartition]error, error) {
+	b, err := c.broker(ctx, leader)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := sarama.NewOffsetRequest(c.version)
+	for _, tp := range tps {
+		req.AddBlock(tp.Topic, tp.Partition, at, 1)
+	}
+	resp, err := call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("list offsets on broker %d (%s): %w", leader, b.Addr(), err)
+	}
+	offsets := make(map[migrate.TopicPartition]int64, len(tps))
+	errs := make(map[migrate.TopicPartition]error)
+	for _, tp := range tps {
+		blk := resp.GetBlock(tp.Topic, tp.Partition)
+		switch {
+		case blk == nil:
+			errs[tp] = fmt.Errorf("list offsets of topic %q partition %d: %w", tp.Topic, tp.Partition, sarama.ErrIncompleteResponse)
+		case blk.Err != sarama.ErrNoError:
+			errs[tp] = fmt.Errorf("list offsets of topic %q partition %d: %w", tp.Topic, tp.Partition, blk.Err)
+		default:
+			offsets[tp] = blk.Offset
+		}
+	}
+	return offsets, errs, nil
+}
+
+func uniqueSorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,58 @@
+package migrate_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// benchInputs is groups×partitions offsets over one 100-partition topic per group.
+func benchInputs(groups, partitions int) migrate.Inputs {
+	in := migrate.Inputs{Topics: map[string]migrate.TopicInfo{}, Groups: map[string]migrate.GroupState{}}
+	for g := range groups {
+		name := fmt.Sprintf("group-%05d", g)
+		tname := fmt.Sprintf("topic-%05d", g)
+		lg := migrate.LegacyGroup{Group: name}
+		ti := migrate.TopicInfo{Exists: true, Partitions: map[int32]migrate.PartitionRange{}}
+		gs := migrate.GroupState{State: "Empty", Committed: map[migrate.TopicPartition]int64{}}
+		for p := range int32(partitions) {
+			lg.Offsets = append(lg.Offsets, off(name, tname, p, int64(1000+p)))
+			ti.Partitions[p] = migrate.PartitionRange{LogStart: 0, LogEnd: 5000}
+			if p%2 == 0 {
+				gs.Committed[migrate.TopicPartition{Topic: tname, Partition: p}] = int64(900 + p)
+			}
+		}
+		in.Legacy = append(in.Legacy, lg)
+		in.Topics[tname] = ti
+		in.Groups[name] = gs
+	}
+	return in
+}
+
+func BenchmarkBuild100k(b *testing.B) {
+	in := benchInputs(1000, 100)
+	for b.Loop() {
+		if _, err := migrate.Build(in, migrate.DefaultPolicy(), testNow); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodePlan100k(b *testing.B) {
+	p, err := migrate.Build(benchInputs(1000, 100), migrate.DefaultPolicy(), testNow)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := migrate.EncodePlan(&buf, p); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		if _, err := migrate.DecodePlan(bytes.NewReader(buf.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

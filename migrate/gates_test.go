@@ -1,0 +1,113 @@
+package migrate_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// gateInputs is one group with a partition of each action: p0 zk-only (write), p1 zk-ahead
+// (write), p2 equal (skip), p3 kafka-ahead (skip under max), p4 below log start (block).
+func gateInputs(live []string, state string, members int) migrate.Inputs {
+	tp := func(p int32) migrate.TopicPartition { return migrate.TopicPartition{Topic: "t", Partition: p} }
+	r := migrate.PartitionRange{LogStart: 10, LogEnd: 100}
+	return migrate.Inputs{
+		Legacy: []migrate.LegacyGroup{{Group: "g", LiveConsumers: live, Offsets: []migrate.LegacyOffset{
+			off("g", "t", 0, 50), off("g", "t", 1, 60), off("g", "t", 2, 50), off("g", "t", 3, 40), off("g", "t", 4, 5),
+		}}},
+		Topics: map[string]migrate.TopicInfo{"t": topic(r, r, r, r, r)},
+		Groups: map[string]migrate.GroupState{"g": {State: state, Members: members,
+			Committed: map[migrate.TopicPartition]int64{tp(1): 50, tp(2): 50, tp(3): 50}}},
+	}
+}
+
+func TestBuildGates(t *testing.T) {
+	ungated := mustBuild(t, gateInputs(nil, "Empty", 0), migrate.DefaultPolicy()).Groups[0]
+	wantActions := []migrate.Action{migrate.ActionWrite, migrate.ActionWrite, migrate.ActionSkip, migrate.ActionSkip, migrate.ActionBlock}
+	for i, e := range ungated.Entries {
+		if e.Action != wantActions[i] {
+			t.Fatalf("setup: partition %d action %s, want %s", i, e.Action, wantActions[i])
+		}
+	}
+	tests := []struct {
+		name    string
+		live    []string
+		state   string
+		members int
+		want    []migrate.Gate
+		mention []string // what the reason of a blocked write must name
+	}{
+		{"none, group absent", nil, "", 0, nil, nil},
+		{"none, empty group", nil, "Empty", 0, nil, nil},
+		{"none, dead group", nil, "Dead", 0, nil, nil},
+		{"legacy consumers alive", []string{"c2", "c1"}, "Empty", 0,
+			[]migrate.Gate{migrate.GateLegacyConsumersAlive}, []string{"legacy-consumers-alive", "c1, c2", "would write"}},
+		{"kafka group stable", nil, "Stable", 3,
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "Stable", "3 members"}},
+		{"kafka group rebalancing, no members", nil, "PreparingRebalance", 0,
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "PreparingRebalance"}},
+		{"empty state but members", nil, "Empty", 2,
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "2 members"}},
+		{"both", []string{"c1"}, "Stable", 1,
+			[]migrate.Gate{migrate.GateLegacyConsumersAlive, migrate.GateKafkaGroupActive},
+			[]string{"legacy-consumers-alive", "kafka-group-active"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := mustBuild(t, gateInputs(tt.live, tt.state, tt.members), migrate.DefaultPolicy())
+			g := plan.Groups[0]
+			if !slices.Equal(g.Gates, tt.want) {
+				t.Fatalf("gates = %v, want %v", g.Gates, tt.want)
+			}
+			if g.KafkaState != tt.state || g.KafkaMembers != tt.members {
+				t.Errorf("kafka state = %q/%d, want %q/%d", g.KafkaState, g.KafkaMembers, tt.state, tt.members)
+			}
+			for i, e := range g.Entries {
+				u := ungated.Entries[i]
+				if e.Class != u.Class || e.Target != u.Target {
+					t.Errorf("partition %d: class/target changed by gate: %s %d, was %s %d", i, e.Class, e.Target, u.Class, u.Target)
+				}
+				if len(tt.want) == 0 || u.Action != migrate.ActionWrite {
+					if e.Action != u.Action || e.Reason != u.Reason {
+						t.Errorf("partition %d: %s %q, want unchanged %s %q", i, e.Action, e.Reason, u.Action, u.Reason)
+					}
+					continue
+				}
+				if e.Action != migrate.ActionBlock {
+					t.Errorf("partition %d: gated write has action %s, want block", i, e.Action)
+				}
+				for _, s := range tt.mention {
+					if !strings.Contains(e.Reason, s) {
+						t.Errorf("partition %d: reason %q does not name %q", i, e.Reason, s)
+					}
+				}
+			}
+			if plan.Safe() {
+				t.Errorf("Safe() = true, want false (partition 4 always blocks)")
+			}
+		})
+	}
+}
+
+func TestBuildLiveConsumersSortedAndDeduplicated(t *testing.T) {
+	plan := mustBuild(t, gateInputs([]string{"b", "a", "b"}, "Empty", 0), migrate.DefaultPolicy())
+	if got := plan.Groups[0].LiveConsumers; !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("LiveConsumers = %v, want [a b]", got)
+	}
+}
+
+// A gated group whose partitions are all in step needs nothing: the plan is safe.
+func TestBuildGatedGroupWithNothingToWriteIsSafe(t *testing.T) {
+	in := migrate.Inputs{
+		Legacy: []migrate.LegacyGroup{{Group: "g", LiveConsumers: []string{"c1"}, Offsets: []migrate.LegacyOffset{off("g", "t", 0, 5)}}},
+		Topics: map[string]migrate.TopicInfo{"t": topic(migrate.PartitionRange{LogStart: 0, LogEnd: 9})},
+		Groups: map[string]migrate.GroupState{"g": {State: "Stable", Members: 1,
+			Committed: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 5}}},
+	}
+	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	if !plan.Safe() || len(plan.Groups[0].Gates) != 2 {
+		t.Fatalf("Safe() = %v, gates %v; want safe with both gates", plan.Safe(), plan.Groups[0].Gates)
+	}
+}

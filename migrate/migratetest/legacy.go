@@ -1,0 +1,136 @@
+// Package migratetest holds in-memory fakes of the stores migrate talks to, for unit tests of
+// the core and of the commands. They keep to the interfaces' contracts the way the real
+// adapters must (sorted listings, copies rather than shared maps, per-partition commit errors,
+// refusal to commit into an active group), so a test that passes here means something.
+package migratetest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// LegacyStore is an in-memory migrate.LegacyStore. The zero value is not usable: call
+// NewLegacyStore. It is safe for concurrent use.
+type LegacyStore struct {
+	mu      sync.Mutex
+	groups  map[string]migrate.LegacyGroup
+	listErr error
+	readErr map[string]error
+	reads   int
+}
+
+var _ migrate.LegacyStore = (*LegacyStore)(nil)
+
+// NewLegacyStore returns a store holding the given groups.
+func NewLegacyStore(groups ...migrate.LegacyGroup) *LegacyStore {
+	s := &LegacyStore{groups: map[string]migrate.LegacyGroup{}, readErr: map[string]error{}}
+	for _, g := range groups {
+		s.SetGroup(g)
+	}
+	return s
+}
+
+// SetGroup adds or replaces a group.
+func (s *LegacyStore) SetGroup(g migrate.LegacyGroup) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.groups[g.Group] = cloneLegacy(g)
+}
+
+// SetOffset sets one valid offset of a group, creating the group if needed, with the znode
+// path the real layout has.
+func (s *LegacyStore) SetOffset(group, topic string, partition int32, offset int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groups[group]
+	g.Group = group
+	o := migrate.LegacyOffset{Topic: topic, Partition: partition, Offset: offset,
+		Path: fmt.Sprintf("/consumers/%s/offsets/%s/%d", group, topic, partition)}
+	i := slices.IndexFunc(g.Offsets, func(x migrate.LegacyOffset) bool { return x.Path == o.Path })
+	if i >= 0 {
+		g.Offsets[i] = o
+	} else {
+		g.Offsets = append(g.Offsets, o)
+	}
+	s.groups[group] = g
+}
+
+// FailList makes ListGroups return err (nil: succeed again).
+func (s *LegacyStore) FailList(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listErr = err
+}
+
+// FailRead makes ReadGroups fail with err when it reaches group (nil: succeed again).
+func (s *LegacyStore) FailRead(group string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.readErr, group)
+		return
+	}
+	s.readErr[group] = err
+}
+
+// ReadCalls is how many times ReadGroups was called.
+func (s *LegacyStore) ReadCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads
+}
+
+// ListGroups returns the group names, sorted.
+func (s *LegacyStore) ListGroups(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listErr != nil {
+		return nil, s.listErr
+	}
+	return slices.Sorted(maps.Keys(s.groups)), nil
+}
+
+// ReadGroups emits the asked groups in reverse order of the request, so callers cannot come
+// to rely on the order. A group the store does not hold is an error wrapping
+// migrate.ErrGroupNotFound (it vanished between list and read).
+func (s *LegacyStore) ReadGroups(ctx context.Context, groups []string, emit func(migrate.LegacyGroup) error) error {
+	s.mu.Lock()
+	s.reads++
+	var out []migrate.LegacyGroup
+	for _, name := range slices.Backward(groups) {
+		if err := s.readErr[name]; err != nil {
+			s.mu.Unlock()
+			return fmt.Errorf("read group %q: %w", name, err)
+		}
+		g, ok := s.groups[name]
+		if !ok {
+			s.mu.Unlock()
+			return fmt.Errorf("read group %q: %w", name, migrate.ErrGroupNotFound)
+		}
+		out = append(out, cloneLegacy(g))
+	}
+	s.mu.Unlock()
+	for _, g := range out {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := emit(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cloneLegacy(g migrate.LegacyGroup) migrate.LegacyGroup {
+	g.Offsets = slices.Clone(g.Offsets)
+	g.LiveConsumers = slices.Clone(g.LiveConsumers)
+	return g
+}

@@ -1,0 +1,180 @@
+package migrate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// validFingerprint reports whether s has the form Fingerprint returns: sha256:<64 hex digits>.
+func validFingerprint(s string) bool {
+	hex, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	return strings.Trim(hex, "0123456789abcdef") == ""
+}
+
+// actionsByClass lists the actions Build can give each class. A plan file is read back by copy
+// and then trusted to write offsets, so a hand-edited combination Build never produces (an
+// "equal" entry that writes, a missing topic that writes) is rejected.
+func actionsByClass(c Class) []Action {
+	switch c {
+	case ClassEqual:
+		return []Action{ActionSkip}
+	case ClassZKOnly:
+		return []Action{ActionWrite, ActionBlock}
+	case ClassZKAhead, ClassKafkaAhead, ClassBelowLogStart, ClassAboveLogEnd:
+		return []Action{ActionWrite, ActionSkip, ActionBlock}
+	case ClassTopicMissing, ClassPartitionMissing, ClassInvalidZnode:
+		return []Action{ActionBlock}
+	}
+	return nil
+}
+
+// Validate checks that p is a plan Build could have produced: the schema version, known
+// policy, class, action and gate names, unique groups and partitions, and for every write an
+// offset that is present, not negative, not in a gated group, and not backwards unless the
+// policy says --on-conflict=zk. Errors name the group, topic and partition.
+func (p Plan) Validate() error {
+	if p.SchemaVersion != PlanSchemaVersion {
+		return fmt.Errorf("plan schema_version %d is not supported, expected %d", p.SchemaVersion, PlanSchemaVersion)
+	}
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("plan policy: %w", err)
+	}
+	if p.CreatedAt.IsZero() {
+		return fmt.Errorf("plan has no created_at")
+	}
+	if p.Retention < 0 {
+		return fmt.Errorf("plan offsets_retention %s is negative", time.Duration(p.Retention))
+	}
+	if !validFingerprint(p.Fingerprint) {
+		return fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
+	}
+	if _, err := NewFilterFromSpec(p.Filter); err != nil {
+		return fmt.Errorf("plan filter: %w", err)
+	}
+	groups := map[string]bool{}
+	for _, g := range p.Groups {
+		if g.Group == "" {
+			return fmt.Errorf("plan has a group with an empty name")
+		}
+		if groups[g.Group] {
+			return fmt.Errorf("group %q appears twice in the plan", g.Group)
+		}
+		groups[g.Group] = true
+		if err := validateGroup(g, p.Policy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateGroup(g GroupPlan, pol Policy) error {
+	if g.KafkaMembers < 0 {
+		return fmt.Errorf("group %q: kafka_members %d is negative", g.Group, g.KafkaMembers)
+	}
+	for i, gate := range g.Gates {
+		if !slices.Contains(Gates(), gate) {
+			return fmt.Errorf("group %q: unknown gate %q", g.Group, gate)
+		}
+		if slices.Contains(g.Gates[:i], gate) {
+			return fmt.Errorf("group %q: gate %q appears twice", g.Group, gate)
+		}
+	}
+	type key struct {
+		tp    TopicPartition
+		znode string
+	}
+	keys := map[key]bool{}
+	znodes := map[string]bool{}
+	for _, e := range g.Entries {
+		if err := validateEntry(e, len(g.Gates) > 0, pol); err != nil {
+			return fmt.Errorf("group %q topic %q partition %d: %w", g.Group, e.Topic, e.Partition, err)
+		}
+		// Build blocks every znode of a partition named twice, so only invalid entries may
+		// share a partition, and then only with distinct znodes.
+		k := key{tp: TopicPartition{e.Topic, e.Partition}}
+		if e.Class == ClassInvalidZnode {
+			k.znode = e.Znode
+		}
+		if keys[k] || (e.Znode != "" && znodes[e.Znode]) {
+			return fmt.Errorf("group %q topic %q partition %d: appears twice in the plan (znode %q)",
+				g.Group, e.Topic, e.Partition, e.Znode)
+		}
+		keys[k] = true
+		znodes[e.Znode] = e.Znode != ""
+	}
+	return nil
+}
+
+func validateEntry(e Entry, gated bool, pol Policy) error {
+	if e.Topic == "" {
+		return fmt.Errorf("empty topic name")
+	}
+	allowed := actionsByClass(e.Class)
+	switch {
+	case allowed == nil:
+		return fmt.Errorf("unknown class %q", e.Class)
+	case !slices.Contains(Actions(), e.Action):
+		return fmt.Errorf("unknown action %q", e.Action)
+	case !slices.Contains(allowed, e.Action):
+		return fmt.Errorf("action %q is not possible for class %q", e.Action, e.Class)
+	case e.Partition < 0 && e.Class != ClassInvalidZnode:
+		return fmt.Errorf("negative partition")
+	case e.Class == ClassInvalidZnode && e.ZK != nil:
+		return fmt.Errorf("an invalid znode has no zk_offset")
+	case e.Class != ClassInvalidZnode && e.ZK == nil:
+		return fmt.Errorf("class %q needs a zk_offset", e.Class)
+	case e.ZK != nil && *e.ZK < 0:
+		return fmt.Errorf("zk_offset %d is negative", *e.ZK)
+	case e.Kafka != nil && *e.Kafka < 0:
+		return fmt.Errorf("kafka_offset %d is negative", *e.Kafka)
+	case (e.LogStart == nil) != (e.LogEnd == nil):
+		return fmt.Errorf("log_start and log_end must be given together")
+	case e.LogStart != nil && (*e.LogStart < 0 || *e.LogEnd < *e.LogStart):
+		return fmt.Errorf("invalid log range %d..%d", *e.LogStart, *e.LogEnd)
+	case e.Target < 0:
+		return fmt.Errorf("target %d is negative", e.Target)
+	}
+	if e.Action != ActionWrite {
+		return nil
+	}
+	return validateWrite(e, gated, pol)
+}
+
+// validateWrite checks the one action that changes Kafka.
+func validateWrite(e Entry, gated bool, pol Policy) error {
+	switch {
+	case gated:
+		return fmt.Errorf("write in a gated group")
+	case e.Class == ClassZKOnly && e.Kafka != nil:
+		return fmt.Errorf("class zk-only with a kafka_offset")
+	case e.Class != ClassZKOnly && e.Kafka == nil && e.Class != ClassBelowLogStart && e.Class != ClassAboveLogEnd:
+		return fmt.Errorf("class %q needs a kafka_offset", e.Class)
+	case e.Kafka != nil && e.Target == *e.Kafka:
+		return fmt.Errorf("write of target %d equal to the kafka_offset", e.Target)
+	case e.Kafka != nil && e.Target < *e.Kafka && pol.OnConflict != ConflictZK:
+		return fmt.Errorf("write moves Kafka backwards from %d to %d, but on_conflict is %q", *e.Kafka, e.Target, pol.OnConflict)
+	case e.Kafka != nil && e.Target > *e.Kafka && pol.OnConflict != ConflictZK && pol.OnConflict != ConflictMax:
+		return fmt.Errorf("write over kafka_offset %d, but on_conflict is %q", *e.Kafka, pol.OnConflict)
+	}
+	if e.Class == ClassBelowLogStart || e.Class == ClassAboveLogEnd {
+		if pol.OutOfRange != RangeClamp || e.LogStart == nil {
+			return fmt.Errorf("write of an out-of-range offset needs out_of_range clamp and the log range")
+		}
+		if (e.Class == ClassBelowLogStart && e.Target != *e.LogStart) || (e.Class == ClassAboveLogEnd && e.Target != *e.LogEnd) {
+			return fmt.Errorf("clamped target %d is not the log bound", e.Target)
+		}
+		return nil
+	}
+	if e.Target != *e.ZK {
+		return fmt.Errorf("target %d differs from zk_offset %d", e.Target, *e.ZK)
+	}
+	if e.LogStart != nil && (e.Target < *e.LogStart || e.Target > *e.LogEnd) {
+		return fmt.Errorf("target %d is outside the log %d..%d", e.Target, *e.LogStart, *e.LogEnd)
+	}
+	return nil
+}
