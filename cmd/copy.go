@@ -204,4 +204,3 @@ func limit(lines []string, n int) []string {
 	}
 	return append(lines[:n:n], fmt.Sprintf("... and %d more", len(lines)-n))
 }
-
