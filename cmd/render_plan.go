@@ -95,7 +95,7 @@ func writePlanSummary(w io.Writer, p migrate.Plan) error {
 	}
 	for _, g := range p.Groups {
 		for _, gate := range g.Gates {
-			fmt.Fprintf(&b, "Group %q is blocked: %s.\n", g.Group, gate)
+			fmt.Fprintf(&b, "Group %q is gated: %s.\n", g.Group, gate)
 		}
 	}
 	fmt.Fprintf(&b, "Policy: --on-conflict=%s --out-of-range=%s --offset-adjust=%d.\n",
