@@ -26,82 +26,93 @@ const fingerprintVersion = "zk2kafka-fingerprint-v1"
 // Strings are written with strconv.Quote and every record is one line starting with its kind,
 // so no two different inputs serialize alike.
 func Fingerprint(in Inputs) string {
-	h := sha256.New()
-	line(h, fingerprintVersion)
+	w := &fpWriter{h: sha256.New()}
+	w.word(fingerprintVersion).end()
 	groups := slices.Clone(in.Filter.Groups)
 	slices.Sort(groups)
-	line(h, "filter", quoteList(groups), strconv.Quote(in.Filter.GroupRegex),
-		strconv.Quote(in.Filter.TopicRegex), strconv.Quote(in.Filter.ExcludeGroupRegex))
+	w.word("filter").list(groups).str(in.Filter.GroupRegex).str(in.Filter.TopicRegex).str(in.Filter.ExcludeGroupRegex).end()
 	legacy := slices.Clone(in.Legacy)
 	slices.SortFunc(legacy, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
 	for _, g := range legacy {
-		fingerprintGroup(h, g, in)
+		fingerprintGroup(w, g, in)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))
 }
 
-func fingerprintGroup(h hash.Hash, g LegacyGroup, in Inputs) {
+func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {
 	live := slices.Clone(g.LiveConsumers)
 	slices.Sort(live)
 	live = slices.Compact(live)
-	line(h, "group", strconv.Quote(g.Group), "live", quoteList(live))
+	w.word("group").str(g.Group).word("live").list(live).end()
 	ks, ok := in.Groups[g.Group]
 	if ok {
-		line(h, "kafka-group", strconv.Quote(ks.State), strconv.Itoa(ks.Members))
+		w.word("kafka-group").str(ks.State).num(int64(ks.Members)).end()
 	} else {
-		line(h, "kafka-group-unknown")
+		w.word("kafka-group-unknown").end()
 	}
 	offsets := slices.Clone(g.Offsets)
 	slices.SortFunc(offsets, func(a, b LegacyOffset) int {
 		return cmp.Or(compareOffsets(a, b), cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.Invalid, b.Invalid))
 	})
 	for _, o := range offsets {
-		line(h, "offset", strconv.Quote(o.Topic), itoa32(o.Partition), strconv.FormatInt(o.Offset, 10),
-			strconv.Quote(o.Path), strconv.Quote(o.Invalid))
+		w.word("offset").str(o.Topic).num(int64(o.Partition)).num(o.Offset).str(o.Path).str(o.Invalid).end()
 		if o.Invalid != "" {
 			continue
 		}
 		if k, ok := ks.Committed[TopicPartition{o.Topic, o.Partition}]; ok {
-			line(h, "commit", strconv.FormatInt(k, 10))
+			w.word("commit").num(k).end()
 		} else {
-			line(h, "no-commit")
+			w.word("no-commit").end()
 		}
 		ti, ok := in.Topics[o.Topic]
 		switch {
 		case !ok:
-			line(h, "topic-unknown")
+			w.word("topic-unknown").end()
 		case !ti.Exists:
-			line(h, "topic-missing")
+			w.word("topic-missing").end()
 		default:
 			if r, ok := ti.Partitions[o.Partition]; ok {
-				line(h, "range", strconv.FormatInt(r.LogStart, 10), strconv.FormatInt(r.LogEnd, 10))
+				w.word("range").num(r.LogStart).num(r.LogEnd).end()
 			} else {
 				// The partition count is part of the partition-missing reason.
-				line(h, "partition-missing", strconv.Itoa(len(ti.Partitions)))
+				w.word("partition-missing").num(int64(len(ti.Partitions))).end()
 			}
 		}
 	}
 }
 
-func line(h hash.Hash, fields ...string) {
-	for i, f := range fields {
-		if i > 0 {
-			h.Write([]byte{' '})
-		}
-		h.Write([]byte(f))
-	}
-	h.Write([]byte{'\n'})
+// fpWriter hashes records of space-separated fields, one line each, through one buffer.
+type fpWriter struct {
+	h   hash.Hash
+	buf []byte
 }
 
-func quoteList(xs []string) string {
-	b := []byte{'['}
+func (w *fpWriter) sep() {
+	if len(w.buf) > 0 {
+		w.buf = append(w.buf, ' ')
+	}
+}
+
+func (w *fpWriter) word(s string) *fpWriter { w.sep(); w.buf = append(w.buf, s...); return w }
+func (w *fpWriter) str(s string) *fpWriter  { w.sep(); w.buf = strconv.AppendQuote(w.buf, s); return w }
+func (w *fpWriter) num(v int64) *fpWriter   { w.sep(); w.buf = strconv.AppendInt(w.buf, v, 10); return w }
+
+func (w *fpWriter) list(xs []string) *fpWriter {
+	w.sep()
+	w.buf = append(w.buf, '[')
 	for i, x := range xs {
 		if i > 0 {
-			b = append(b, ',')
+			w.buf = append(w.buf, ',')
 		}
-		b = strconv.AppendQuote(b, x)
+		w.buf = strconv.AppendQuote(w.buf, x)
 	}
-	return string(append(b, ']'))
+	w.buf = append(w.buf, ']')
+	return w
 }
 
-func itoa32(v int32) string { return strconv.FormatInt(int64(v), 10) }
+// end finishes the record and hashes it (hash.Hash.Write never returns an error).
+func (w *fpWriter) end() {
+	w.buf = append(w.buf, '\n')
+	w.h.Write(w.buf)
+	w.buf = w.buf[:0]
+}

@@ -121,12 +121,14 @@ type Entry struct {
 	// ZK is the ZooKeeper offset after --offset-adjust; nil for an invalid znode.
 	ZK *int64 `json:"zk_offset"`
 	// Kafka is the group's current Kafka commit; nil when there is none.
-	Kafka    *int64    `json:"kafka_offset"`
-	LogStart *int64    `json:"log_start,omitempty"`
-	LogEnd   *int64    `json:"log_end,omitempty"`
-	Target   int64     `json:"target"` // the offset copy writes when Action is write
-	Znode    string    `json:"znode"`
-	Mtime    time.Time `json:"zk_mtime"`
+	Kafka    *int64 `json:"kafka_offset"`
+	LogStart *int64 `json:"log_start,omitempty"`
+	LogEnd   *int64 `json:"log_end,omitempty"`
+	// Target is the offset copy writes when Action is write. Otherwise it is the offset that
+	// would be written (the ZooKeeper offset, or its clamped value), 0 for an invalid znode.
+	Target int64     `json:"target"`
+	Znode  string    `json:"znode"`
+	Mtime  time.Time `json:"zk_mtime"`
 }
 
 // Key returns the entry's key within group g.

@@ -59,6 +59,16 @@ func TestDecodePlanRejects(t *testing.T) {
 		{"equal that writes", func(m map[string]any) { entry(m, 2)["action"] = "write" }, []string{at(2), "not possible"}},
 		{"blocked partition turned to write", func(m map[string]any) { entry(m, 4)["action"] = "write" }, []string{at(4), "clamp"}},
 		{"backwards write under max", func(m map[string]any) { entry(m, 3)["action"] = "write" }, []string{at(3), "backwards from 50 to 40"}},
+		{"write equal to kafka", func(m map[string]any) { entry(m, 1)["kafka_offset"] = 60 }, []string{at(1), "equal to the kafka_offset"}},
+		{"write over kafka under kafka policy", func(m map[string]any) { m["policy"].(map[string]any)["on_conflict"] = "kafka" },
+			[]string{at(1), `on_conflict is "kafka"`}},
+		{"zk-only write with a kafka offset", func(m map[string]any) { entry(m, 0)["kafka_offset"] = 1 }, []string{at(0), "zk-only with a kafka_offset"}},
+		{"zk-ahead write without kafka offset", func(m map[string]any) { entry(m, 1)["kafka_offset"] = nil }, []string{at(1), "needs a kafka_offset"}},
+		{"write outside the log", func(m map[string]any) { entry(m, 0)["log_end"] = 20 }, []string{at(0), "outside the log 10..20"}},
+		{"clamped write not at the bound", func(m map[string]any) {
+			m["policy"].(map[string]any)["out_of_range"] = "clamp"
+			entry(m, 4)["action"], entry(m, 4)["target"] = "write", 11
+		}, []string{at(4), "clamped target 11"}},
 		{"write target not the zk offset", func(m map[string]any) { entry(m, 1)["target"] = 99 }, []string{at(1), "target 99"}},
 		{"negative target", func(m map[string]any) { entry(m, 2)["target"] = -1 }, []string{at(2), "target -1"}},
 		{"negative kafka offset", func(m map[string]any) { entry(m, 2)["kafka_offset"] = -1 }, []string{at(2), "kafka_offset -1"}},

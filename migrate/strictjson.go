@@ -119,11 +119,16 @@ func stringEnd(data []byte, i int) int {
 }
 
 func checkKey(top *jsonFrame, raw []byte, known map[string]bool, stack []jsonFrame) error {
-	key := string(raw[1 : len(raw)-1])
-	if slices.Contains(raw, '\\') || len(raw) < 2 || raw[len(raw)-1] != '"' {
+	var key string
+	switch {
+	case len(raw) < 2 || raw[len(raw)-1] != '"':
+		return fmt.Errorf("%s: unexpected end of input in an object key", jsonPath(stack))
+	case slices.Contains(raw, '\\'):
 		if err := json.Unmarshal(raw, &key); err != nil {
 			return fmt.Errorf("%s: bad object key %s: %w", jsonPath(stack), raw, err)
 		}
+	default:
+		key = string(raw[1 : len(raw)-1])
 	}
 	switch {
 	case !known[key]:
