@@ -58,7 +58,7 @@ func seedKafka(ctx context.Context, log *slog.Logger, bootstrap []string, s Spec
 	if err := waitLeaders(ctx, client, topics, s.Partitions); err != nil {
 		return 0, err
 	}
-	ends, err := logEnds(client, topics, s.Partitions)
+	ends, err := logEndsWhenReady(ctx, client, topics, s.Partitions)
 	if err != nil {
 		return 0, err
 	}
@@ -78,7 +78,7 @@ func seedKafka(ctx context.Context, log *slog.Logger, bootstrap []string, s Spec
 	if err := produce(ctx, log, client, missing, total); err != nil {
 		return 0, err
 	}
-	ends, err = logEnds(client, topics, s.Partitions)
+	ends, err = logEndsWhenReady(ctx, client, topics, s.Partitions)
 	if err != nil {
 		return 0, err
 	}
@@ -109,6 +109,22 @@ func createTopics(ctx context.Context, admin sarama.ClusterAdmin, topics []strin
 			return fmt.Errorf("create topic %q: %w", t, err)
 		}
 	}
+	// A topic just created may be unknown to the broker's metadata for a moment (KRaft).
+	deadline := time.Now().Add(leaderWait)
+	for {
+		err := checkPartitions(admin, topics, partitions)
+		if err == nil || !leaderMoving(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func checkPartitions(admin sarama.ClusterAdmin, topics []string, partitions int32) error {
 	meta, err := admin.DescribeTopics(topics)
 	if err != nil {
 		return fmt.Errorf("describe topics: %w", err)
@@ -153,6 +169,33 @@ func waitLeaders(ctx context.Context, client sarama.Client, topics []string, par
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// logEndsWhenReady is logEnds, retried while partitions are still being handed to their
+// leader: on KRaft a new topic's metadata names the leader before that broker has taken over,
+// and ListOffsets then fails with NOT_LEADER_OR_FOLLOWER for a moment.
+func logEndsWhenReady(ctx context.Context, client sarama.Client, topics []string, partitions int32) (map[partitionKey]int64, error) {
+	deadline := time.Now().Add(leaderWait)
+	for {
+		ends, err := logEnds(client, topics, partitions)
+		if err == nil || !leaderMoving(err) || time.Now().After(deadline) {
+			return ends, err
+		}
+		if err := client.RefreshMetadata(topics...); err != nil && !leaderMoving(err) {
+			return nil, fmt.Errorf("refresh metadata: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errors.Join(err, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func leaderMoving(err error) bool {
+	return errors.Is(err, sarama.ErrNotLeaderForPartition) || errors.Is(err, sarama.ErrLeaderNotAvailable) ||
+		errors.Is(err, sarama.ErrUnknownTopicOrPartition) ||
+		errors.Is(err, sarama.ErrOffsetNotAvailable)
 }
 
 // logEnds lists the log end offset of every partition, one ListOffsets request per leader.

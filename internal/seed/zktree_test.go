@@ -80,6 +80,12 @@ func readTree(t testing.TB, conn *zk.Conn, root string) map[string]string {
 // seeded so a shared stack does not fill up.
 func removeTree(t testing.TB, conn *zk.Conn, root string) {
 	t.Helper()
+	if ok, _, err := conn.Exists(root); err != nil || !ok {
+		if err != nil {
+			t.Errorf("remove %s: %v", root, err)
+		}
+		return // a failed seed may not have created it
+	}
 	nodes := readTree(t, conn, root)
 	byDepth := map[int][]string{}
 	deepest := 0
