@@ -15,6 +15,9 @@ const DefaultOffsetsRetention = 10080 * time.Minute
 
 const retentionConfig = "offsets.retention.minutes"
 
+// createTopicWait bounds how long CreateTopic waits for a new topic's partitions to get leaders.
+const createTopicWait = 5 * time.Minute
+
 // OffsetsRetention implements migrate.KafkaState: offsets.retention.minutes of one broker
 // (DescribeConfigs), or DefaultOffsetsRetention when the broker does not report it.
 func (c *Client) OffsetsRetention(ctx context.Context) (time.Duration, error) {
@@ -104,11 +107,14 @@ func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32)
 	detail := &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: 1}
 	_, err = call(ctx, func() (struct{}, error) { return struct{}{}, admin.CreateTopic(name, detail, false) })
 	existed := errors.Is(err, sarama.ErrTopicAlreadyExists)
-	if err != nil && !existed {
+	// A topic of thousands of partitions can take longer than the request timeout; the
+	// controller goes on creating it, so a timeout means "wait and see", not failure.
+	timedOut := errors.Is(err, sarama.ErrRequestTimedOut) || isNetError(err)
+	if err != nil && !existed && !timedOut {
 		return fmt.Errorf("create topic %q: %w", name, err)
 	}
 	// Metadata reaches the brokers after CreateTopics returns: wait until Topics sees it all.
-	return c.retry(ctx, "wait for topic", func(int) error {
+	return c.retryFor(ctx, "wait for topic", createTopicWait, func(int) error {
 		info, err := c.Topics(ctx, []string{name})
 		if err != nil {
 			return err

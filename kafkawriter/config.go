@@ -54,6 +54,9 @@ type Config struct {
 	ChunkSize int
 	// Parallel is how many groups are read or committed concurrently. Default 8.
 	Parallel int
+	// Connections is how many connections per coordinator carry group requests (a broker
+	// serves one request per connection at a time). Default and maximum: Parallel.
+	Connections int
 }
 
 func (c Config) withDefaults() Config {
@@ -77,6 +80,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Parallel <= 0 {
 		c.Parallel = DefaultParallel
+	}
+	if c.Connections <= 0 || c.Connections > c.Parallel {
+		c.Connections = c.Parallel
 	}
 	return c
 }

@@ -70,9 +70,12 @@ func TestConfigValidate(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	c := Config{Bootstrap: []string{"h:1"}}.withDefaults()
-	if c.ClientID != "zk2kafka" || c.Version != VersionAuto || c.ChunkSize != 2000 || c.Parallel != 8 ||
+	if c.ClientID != "zk2kafka" || c.Version != VersionAuto || c.ChunkSize != 2000 || c.Parallel != 8 || c.Connections != 8 ||
 		c.DialTimeout <= 0 || c.RetryTimeout <= 0 || c.Logger == nil {
 		t.Fatalf("defaults not applied: %+v", c)
+	}
+	if got := (Config{Parallel: 3, Connections: 10}).withDefaults().Connections; got != 3 {
+		t.Errorf("Connections above Parallel: got %d, want 3", got)
 	}
 	conf := baseConfig(c)
 	if conf.Metadata.AllowAutoTopicCreation {

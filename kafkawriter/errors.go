@@ -8,12 +8,15 @@ import (
 	"syscall"
 
 	"github.com/IBM/sarama"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // ErrGroupActive marks a commit the coordinator refused because the group has live members
 // (or is rebalancing): an admin commit (generation -1, no member id) is only accepted for an
-// absent or Empty group. Errors wrapping it also wrap the broker's sarama.KError.
-var ErrGroupActive = errors.New("consumer group is active in kafka")
+// absent or Empty group. It is the core's migrate.ErrGroupActive, so the core can test for it
+// without importing this package; errors wrapping it also wrap the broker's sarama.KError.
+var ErrGroupActive = migrate.ErrGroupActive
 
 // Kafka error codes newer than sarama's named KErrors (KIP-848 consumer groups, Kafka 3.7+).
 const (

@@ -45,8 +45,8 @@ func TestIsGroupActive(t *testing.T) {
 func TestPartitionErrorWraps(t *testing.T) {
 	tp := migrate.TopicPartition{Topic: "orders", Partition: 7}
 	err := partitionError("billing", tp, sarama.ErrUnknownMemberId)
-	if !errors.Is(err, ErrGroupActive) || !errors.Is(err, sarama.ErrUnknownMemberId) {
-		t.Fatalf("%v does not wrap both ErrGroupActive and the KError", err)
+	if !errors.Is(err, migrate.ErrGroupActive) || !errors.Is(err, sarama.ErrUnknownMemberId) {
+		t.Fatalf("%v does not wrap both migrate.ErrGroupActive and the KError", err)
 	}
 	for _, want := range []string{"orders/7", `"billing"`} {
 		if !strings.Contains(err.Error(), want) {

@@ -1,6 +1,7 @@
 package kafkawriter
 
 import (
+	"context"
 	"net"
 	"strings"
 	"testing"
@@ -21,3 +22,7 @@ func closedPort(t testing.TB) string {
 }
 
 func containsStr(s, sub string) bool { return strings.Contains(s, sub) }
+
+func contextWithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
+}

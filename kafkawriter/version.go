@@ -48,7 +48,7 @@ var milestones = []milestone{
 		r, ok := apis[apiOffsetCommit]
 		return ok && r.min >= 2 && maxAtLeast(apiApiVersions, 4)(apis)
 	}},
-	{sarama.V3_9_0_0, maxAtLeast(apiApiVersions, 4)},     // KAFKA-17011
+	{sarama.V3_9_0_0, maxAtLeast(apiApiVersions, 4)},      // KAFKA-17011
 	{sarama.V3_8_0_0, maxAtLeast(apiListTransactions, 1)}, // KIP-994
 	{sarama.V3_7_0_0, maxAtLeast(apiDescribeCluster, 1)},  // KIP-919
 	{sarama.V3_2_0_0, maxAtLeast(apiJoinGroup, 9)},        // KIP-800
