@@ -59,6 +59,8 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 		ClientID:  g.clientID,
 		Version:   g.kafkaVersion,
 		Logger:    d.logger,
+
+		LibraryDebug: g.debug,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -40,6 +40,11 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.LibraryDebug {
+		// sarama has one process-wide logger and no per-client one: set it only when the
+		// operator asked for the library's own logs (--debug).
+		sarama.Logger = slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
+	}
 	apis, addr, err := probe(ctx, cfg)
 	if err != nil {
 		return nil, err

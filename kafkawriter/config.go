@@ -49,6 +49,8 @@ type Config struct {
 	RetryTimeout time.Duration
 	// Logger receives this package's logs. Default: discard.
 	Logger *slog.Logger
+	// LibraryDebug forwards sarama's own log lines to Logger at debug level.
+	LibraryDebug bool
 	// ChunkSize is the maximum number of partitions in one OffsetCommit request (default
 	// 2000). Chunks are also bounded by the byte size of group, topic and metadata strings.
 	ChunkSize int
