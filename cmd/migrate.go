@@ -41,17 +41,3 @@ is Kafka-primary, so rolling back stays safe.`,
 		RunE:    notYet("dual-commit"),
 	}
 }
-
-func newVerifyCmd(_ *deps, _ *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
-		Short: "Compare both stores per partition; exit 2 on drift",
-		Long: `Verify reads both stores and compares every partition: match, kafka-ahead, kafka-behind,
-missing-in-kafka, missing-in-zk, with a verdict per group. Exit 0 when they agree, 2 when they
-do not, 1 on error: made for CI gates (--output junit).`,
-		Example: `  zk2kafka migrate verify --group orders --strict
-  zk2kafka migrate verify --output junit > verify.xml`,
-		Args: cobra.NoArgs,
-		RunE: notYet("verify"),
-	}
-}

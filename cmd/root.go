@@ -42,6 +42,8 @@ still on ZooKeeper loses its position when ZooKeeper goes. The workflow:
   zk2kafka migrate copy         write the plan into Kafka (dry run unless --execute)
   zk2kafka migrate dual-commit  keep Kafka in step with ZooKeeper while consumers roll over
   zk2kafka migrate verify       compare both stores per partition, for people and CI
+  zk2kafka export               archive ZooKeeper (or Kafka) offsets to JSON or CSV
+  zk2kafka restore              put an export, a CSV or a copy backup back (dry run unless --execute)
 
 Configuration comes from flags, then ZK2KAFKA_* environment variables (ZK2KAFKA_KAFKA for
 --kafka, ZK2KAFKA_ZK_SESSION_TIMEOUT for --zk-session-timeout), then a YAML file named by
@@ -77,7 +79,7 @@ func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
 	root.SetOut(d.stdout)
 	root.SetErr(d.stderr)
 	g.addFlags(root)
-	root.AddCommand(newVersionCmd(d), newMigrateCmd(d, g), newDevCmd(d, g))
+	root.AddCommand(newVersionCmd(d), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g), newDevCmd(d, g))
 	return root
 }
 
@@ -98,4 +100,7 @@ type deps struct {
 	stdout, stderr io.Writer
 	logger         *slog.Logger
 	stores         storeOpener
+	// viaTopic opens the __consumer_offsets reader of verify --via-topic; nil until package
+	// offsetlog is wired in (see committedSource).
+	viaTopic viaTopicOpener
 }

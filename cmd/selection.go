@@ -7,24 +7,40 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// selectionOptions are the flags that choose what a run covers and how conflicts are decided;
-// plan and copy share them so that a fresh copy plans exactly as plan does.
-type selectionOptions struct {
+// filterOptions are the flags that choose which groups and topics a run covers. Every command
+// that reads offsets shares them, so one selection means the same thing everywhere.
+type filterOptions struct {
 	groups       []string
 	groupRegex   string
 	topicRegex   string
 	excludeRegex string
+}
+
+func (s *filterOptions) addFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringSliceVar(&s.groups, "group", nil, "only this group (repeat or comma-separate for several)")
+	f.StringVar(&s.groupRegex, "group-regex", "", "only groups matching this regular expression (RE2, unanchored)")
+	f.StringVar(&s.topicRegex, "topic-regex", "", "only topics matching this regular expression")
+	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out groups matching this regular expression (wins over --group)")
+}
+
+// filter checks the options before any network call.
+func (s *filterOptions) filter() (migrate.Filter, error) {
+	return migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
+}
+
+// selectionOptions are the filter flags plus how conflicts are decided; plan and copy share
+// them so that a fresh copy plans exactly as plan does.
+type selectionOptions struct {
+	filterOptions
 	onConflict   string
 	outOfRange   string
 	offsetAdjust int64
 }
 
 func (s *selectionOptions) addFlags(c *cobra.Command) {
+	s.filterOptions.addFlags(c)
 	f := c.Flags()
-	f.StringSliceVar(&s.groups, "group", nil, "only this group (repeat or comma-separate for several)")
-	f.StringVar(&s.groupRegex, "group-regex", "", "only groups matching this regular expression (RE2, unanchored)")
-	f.StringVar(&s.topicRegex, "topic-regex", "", "only topics matching this regular expression")
-	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out groups matching this regular expression (wins over --group)")
 	f.StringVar(&s.onConflict, "on-conflict", string(migrate.ConflictMax),
 		"when both stores hold an offset: max (never backwards), zk, kafka, or fail")
 	f.StringVar(&s.outOfRange, "out-of-range", string(migrate.RangeFail),
@@ -33,7 +49,7 @@ func (s *selectionOptions) addFlags(c *cobra.Command) {
 		"add N to every ZooKeeper offset, for clients that stored the last consumed offset (e.g. 1)")
 }
 
-// policy and filter check the options before any network call.
+// policy checks the options before any network call.
 func (s *selectionOptions) policy() (migrate.Policy, error) {
 	p := migrate.Policy{
 		OnConflict:   migrate.ConflictPolicy(s.onConflict),
@@ -44,8 +60,4 @@ func (s *selectionOptions) policy() (migrate.Policy, error) {
 		return migrate.Policy{}, fmt.Errorf("--on-conflict/--out-of-range: %w", err)
 	}
 	return p, nil
-}
-
-func (s *selectionOptions) filter() (migrate.Filter, error) {
-	return migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
 }
