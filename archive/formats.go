@@ -1,0 +1,275 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+var (
+	exportKeys     = []string{"schema_version", "source", "exported_at", "filter", "offsets", "invalid"}
+	exportRequired = []string{"schema_version", "source", "exported_at", "offsets"}
+	offsetKeys     = []string{"group", "topic", "partition", "offset", "znode", "mtime"}
+	offsetRequired = []string{"group", "topic", "partition", "offset"}
+	filterKeys     = []string{"groups", "group_regex", "topic_regex", "exclude_group_regex"}
+	invalidKeys    = []string{"group", "topic", "partition", "znode", "reason"}
+	headerKeys     = []string{"zk2kafka_backup", "created_at", "plan_fingerprint"}
+	recordKeys     = []string{"group", "topic", "partition", "kafka_before", "target"}
+)
+
+// isBackup reports whether the first line is a backup header.
+func isBackup(body []byte) bool {
+	first, _, _ := bytes.Cut(body, []byte("\n"))
+	var h map[string]json.RawMessage
+	if json.Unmarshal(first, &h) != nil {
+		return false
+	}
+	_, ok := h["zk2kafka_backup"]
+	return ok
+}
+
+// parseExport reads the export document as a token stream, so that every offset is named by
+// the line it starts on.
+func parseExport(body []byte, errs *errList) File {
+	f := File{Format: FormatJSON}
+	var version struct {
+		V *int `json:"schema_version"`
+	}
+	if json.Unmarshal(body, &version) == nil && version.V != nil && *version.V != SchemaVersion {
+		errs.add(1, "export schema_version %d, this zk2kafka reads %d", *version.V, SchemaVersion)
+		return f
+	}
+	if at, err := objectKeys(body, exportKeys, exportRequired); err != nil {
+		errs.add(errorLine(body, at, err), "export document: %v", err)
+		return f
+	}
+	// objectKeys has checked the syntax and the keys: the stream below cannot go wrong but
+	// in a value's own layout, which each case reports.
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		errs.add(1, "export document: %v", err)
+		return f
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			errs.add(lineAt(body, dec.InputOffset()), "export document: %v", err)
+			return f
+		}
+		key, _ := tok.(string)
+		if key == "offsets" {
+			if !parseOffsets(body, dec, &f, errs) {
+				return f
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			errs.add(lineAt(body, dec.InputOffset()), "%s: %v", key, err)
+			return f
+		}
+		line := lineAt(body, dec.InputOffset()-int64(len(raw)))
+		var derr error
+		switch key {
+		case "schema_version":
+			var v int
+			derr = json.Unmarshal(raw, &v)
+		case "source":
+			derr = json.Unmarshal(raw, &f.Source)
+			if derr == nil && f.Source != SourceZK && f.Source != SourceKafka {
+				derr = fmt.Errorf("%q, expected zk or kafka", f.Source)
+			}
+		case "exported_at":
+			var t time.Time
+			derr = json.Unmarshal(raw, &t)
+		case "filter":
+			var spec migrate.FilterSpec
+			if string(raw) != "null" {
+				_, derr = decodeObject(raw, &spec, filterKeys, nil)
+			}
+		case "invalid":
+			derr = checkInvalid(raw)
+		}
+		if derr != nil {
+			errs.add(line, "%s: %v", key, derr)
+		}
+	}
+	return f
+}
+
+// errorLine is the line of a problem found at byte at. A json.Decoder reports syntax errors
+// relative to the value it was decoding, so for those the whole body is checked again with
+// json.Unmarshal, whose offsets are absolute (only on this failure path: it scans the file).
+func errorLine(body []byte, at int64, err error) int {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		if err := json.Unmarshal(body, new(json.RawMessage)); errors.As(err, &se) {
+			return lineAt(body, se.Offset)
+		}
+	}
+	return lineAt(body, at)
+}
+
+// parseOffsets reads the offsets array, one element at a time; false means the stream is
+// broken and parsing must stop.
+func parseOffsets(body []byte, dec *json.Decoder, f *File, errs *errList) bool {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		errs.add(lineAt(body, dec.InputOffset()), "offsets: expected an array")
+		return false
+	}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			errs.add(lineAt(body, dec.InputOffset()), "offsets[%d]: %v", i, err)
+			return false
+		}
+		line := lineAt(body, dec.InputOffset()-int64(len(raw)))
+		var o struct {
+			Group     string     `json:"group"`
+			Topic     string     `json:"topic"`
+			Partition int32      `json:"partition"`
+			Offset    int64      `json:"offset"`
+			Znode     string     `json:"znode"`
+			Mtime     *time.Time `json:"mtime"`
+		}
+		if _, err := decodeObject(raw, &o, offsetKeys, offsetRequired); err != nil {
+			errs.add(line, "offsets[%d]: %v", i, err)
+			continue
+		}
+		e := Entry{Key: migrate.Key{Group: o.Group, Topic: o.Topic, Partition: o.Partition}, Offset: ptr(o.Offset), Line: line}
+		if o.Mtime != nil {
+			e.Mtime = *o.Mtime
+		}
+		checkEntry(f, errs, e)
+	}
+	if _, err := dec.Token(); err != nil {
+		errs.add(lineAt(body, dec.InputOffset()), "offsets: %v", err)
+		return false
+	}
+	return true
+}
+
+// checkInvalid checks the layout of the informational list of invalid znodes.
+func checkInvalid(raw []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return err
+	}
+	for i, it := range items {
+		var inv Invalid
+		if _, err := decodeObject(it, &inv, invalidKeys, invalidKeys); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// parseBackup reads a copy's backup: the header line, then one record per line.
+func parseBackup(body []byte, errs *errList) File {
+	f := File{Format: FormatBackup, Source: SourceKafka}
+	lines := bytes.Split(body, []byte("\n"))
+	if len(lines) > 1 && len(bytes.TrimSpace(lines[len(lines)-1])) == 0 {
+		lines = lines[:len(lines)-1] // the newline that ends the last record
+	}
+	var h migrate.BackupHeader
+	if _, err := decodeObject(lines[0], &h, headerKeys, []string{"zk2kafka_backup"}); err != nil {
+		errs.add(1, "backup header: %v", err)
+		return f
+	}
+	if h.Backup != migrate.BackupSchemaVersion {
+		errs.add(1, "backup format %d, this zk2kafka reads %d", h.Backup, migrate.BackupSchemaVersion)
+		return f
+	}
+	for i, l := range lines[1:] {
+		n := i + 2
+		if len(bytes.TrimSpace(l)) == 0 {
+			errs.add(n, "empty line in a backup file")
+			continue
+		}
+		var r migrate.BackupRecord
+		if _, err := decodeObject(l, &r, recordKeys, recordKeys); err != nil {
+			if n == len(lines) && !json.Valid(l) {
+				errs.add(n, "the last line is not a complete record (%v): a copy stopped while writing it, "+
+					"so that batch was not committed; remove the line to restore the rest", err)
+				continue
+			}
+			errs.add(n, "backup record: %v", err)
+			continue
+		}
+		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition},
+			Offset: r.KafkaBefore, Expect: ptr(r.Target), Line: n})
+	}
+	return f
+}
+
+// parseCSV reads group,topic,partition,offset lines, as Kafka's consumer-groups tool takes them
+// (no header; a first line "group,topic,partition,offset" is accepted as one).
+func parseCSV(body []byte, errs *errList) File {
+	f := File{Format: FormatCSV}
+	r := csv.NewReader(bytes.NewReader(body))
+	r.FieldsPerRecord = -1 // counted here, for a clearer message
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return f
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			errs.add(pe.Line, "not valid CSV: %v", pe.Err)
+			return f
+		} else if err != nil {
+			errs.add(0, "read CSV: %v", err)
+			return f
+		}
+		line, _ := r.FieldPos(0)
+		switch {
+		case line == 1 && len(rec) == 4 && rec[0] == "group" && rec[1] == "topic" && rec[2] == "partition" && rec[3] == "offset":
+			continue
+		case len(rec) == 3:
+			errs.add(line, "3 fields (topic,partition,offset): a restore needs the group too, as group,topic,partition,offset")
+			continue
+		case len(rec) != 4:
+			errs.add(line, "%d fields, expected group,topic,partition,offset", len(rec))
+			continue
+		}
+		p, perr := digits(rec[2], 31)
+		o, oerr := digits(rec[3], 63)
+		if perr != nil || oerr != nil {
+			if perr != nil {
+				errs.add(line, "partition %q: %v", rec[2], perr)
+			}
+			if oerr != nil {
+				errs.add(line, "offset %q: %v", rec[3], oerr)
+			}
+			continue
+		}
+		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: rec[0], Topic: rec[1], Partition: int32(p)}, Offset: ptr(o), Line: line})
+	}
+}
+
+// digits parses a non-negative decimal of at most bits bits: no sign, no spaces, no exponent.
+func digits(s string, bits int) (int64, error) {
+	if s == "" {
+		return 0, errors.New("empty")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			if s[0] == '-' {
+				return 0, errors.New("negative")
+			}
+			return 0, errors.New("not a non-negative decimal number")
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, bits+1)
+	if err != nil {
+		return 0, errors.New("too large")
+	}
+	return v, nil
+}

@@ -1,0 +1,232 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// Format is the kind of file Parse read.
+type Format string
+
+const (
+	FormatJSON   Format = "json"   // an export document
+	FormatCSV    Format = "csv"    // group,topic,partition,offset lines
+	FormatBackup Format = "backup" // a copy's backup file (migrate.BackupRecord JSON lines)
+)
+
+// Entry is one offset of a parsed file.
+type Entry struct {
+	migrate.Key
+	// Offset is the offset to put back. Nil only in a backup: Kafka had no commit before the
+	// copy, which an offset commit cannot express.
+	Offset *int64
+	// Expect is set for a backup: the offset the copy wrote, which Kafka should still hold.
+	Expect *int64
+	// Mtime is the znode's mtime of a ZooKeeper export, zero otherwise.
+	Mtime time.Time
+	// Line is where the entry starts in the file (1-based).
+	Line int
+}
+
+// File is a parsed file.
+type File struct {
+	Format Format
+	// Source is the store the offsets came from: zk or kafka for an export, kafka for a
+	// backup, "" for a CSV.
+	Source  Source
+	Entries []Entry
+}
+
+// maxErrors bounds the problems one error lists: enough to fix a file, not a wall of text.
+const maxErrors = 20
+
+// Parse reads an export document, a consumer-groups CSV or a copy backup, telling them apart by
+// their first line. It is strict: unknown or repeated keys, missing fields, negative or
+// non-integer numbers, a partition named twice, a torn last line are all errors, each with its
+// line number, and any error means no entry at all is returned.
+func Parse(data []byte) (File, error) {
+	body := bytes.TrimPrefix(data, []byte("\uFEFF"))
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return File{}, errors.New("the file is empty")
+	}
+	var (
+		f    File
+		errs errList
+	)
+	switch {
+	case trimmed[0] != '{':
+		f = parseCSV(body, &errs)
+	case isBackup(body):
+		f = parseBackup(body, &errs)
+	default:
+		f = parseExport(body, &errs)
+	}
+	if errs.none() {
+		checkDuplicates(f.Entries, &errs)
+	}
+	if err := errs.err(); err != nil {
+		return File{}, err
+	}
+	return f, nil
+}
+
+// errList collects problems by line.
+type errList struct {
+	msgs []string
+	more int
+}
+
+func (l *errList) add(line int, format string, args ...any) {
+	if len(l.msgs) >= maxErrors {
+		l.more++
+		return
+	}
+	l.msgs = append(l.msgs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...)))
+}
+
+func (l *errList) none() bool { return len(l.msgs) == 0 }
+
+func (l *errList) err() error {
+	if l.none() {
+		return nil
+	}
+	msg := strings.Join(l.msgs, "\n  ")
+	if l.more > 0 {
+		msg += fmt.Sprintf("\n  ... and %d more", l.more)
+	}
+	if len(l.msgs) > 1 {
+		msg = fmt.Sprintf("%d problems:\n  %s", len(l.msgs)+l.more, msg)
+	}
+	return errors.New(msg)
+}
+
+// checkEntry validates the fields every format shares and appends the entry.
+func checkEntry(f *File, errs *errList, e Entry) {
+	bad := false
+	if err := checkName("group", e.Group); err != nil {
+		errs.add(e.Line, "%v", err)
+		bad = true
+	}
+	if err := checkName("topic", e.Topic); err != nil {
+		errs.add(e.Line, "%v", err)
+		bad = true
+	}
+	for _, v := range []struct {
+		name string
+		v    *int64
+	}{{"partition", ptr(int64(e.Partition))}, {"offset", e.Offset}, {"target", e.Expect}} {
+		if v.v != nil && *v.v < 0 {
+			errs.add(e.Line, "%s %d is negative", v.name, *v.v)
+			bad = true
+		}
+	}
+	if !bad {
+		f.Entries = append(f.Entries, e)
+	}
+}
+
+// checkName refuses names no store can hold: empty, invalid UTF-8, control characters. A '/'
+// is fine in a Kafka group name; PlanRestore refuses it for ZooKeeper.
+func checkName(what, s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("empty %s name", what)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s name %q is not valid UTF-8", what, s)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return fmt.Errorf("%s name %q contains a control character", what, s)
+	}
+	return nil
+}
+
+// checkDuplicates refuses a partition given twice: which of the two is meant cannot be guessed.
+func checkDuplicates(entries []Entry, errs *errList) {
+	first := make(map[migrate.Key]int, len(entries))
+	for _, e := range entries {
+		if l, dup := first[e.Key]; dup {
+			errs.add(e.Line, "group %q topic %q partition %d is already given on line %d", e.Group, e.Topic, e.Partition, l)
+			continue
+		}
+		first[e.Key] = e.Line
+	}
+}
+
+// objectKeys checks that raw is one JSON object whose keys are all known, none repeated and
+// every required one present. encoding/json alone would accept repeated keys (the last wins)
+// and match keys case-insensitively: in a file that decides offsets, neither is acceptable.
+// at is the byte offset in raw where a problem was found.
+func objectKeys(raw []byte, known, required []string) (at int64, err error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, errors.New("not a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		at = dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return at, fmt.Errorf("not a JSON object: %w", err)
+		}
+		key, _ := tok.(string)
+		switch {
+		case seen[key]:
+			return at, fmt.Errorf("key %q given twice", key)
+		case !contains(known, key):
+			return at, fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(known, ", "))
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return dec.InputOffset(), fmt.Errorf("key %q: %w", key, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return dec.InputOffset(), fmt.Errorf("not a JSON object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return dec.InputOffset(), errors.New("data after the JSON object")
+	}
+	for _, k := range required {
+		if !seen[k] {
+			return 0, fmt.Errorf("missing key %q", k)
+		}
+	}
+	return 0, nil
+}
+
+// decodeObject checks raw's keys, then decodes it into v.
+func decodeObject(raw []byte, v any, known, required []string) (int64, error) {
+	if at, err := objectKeys(raw, known, required); err != nil {
+		return at, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return 0, dec.Decode(v)
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = max(0, min(off, int64(len(data))))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,206 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+func sampleExport() Export {
+	legacy := []migrate.LegacyGroup{
+		{Group: "g2", Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 7, Path: "/consumers/g2/offsets/t/0",
+			Mtime: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}}},
+		{Group: "g1", Offsets: []migrate.LegacyOffset{
+			{Topic: "t", Partition: 1, Offset: 20, Path: "/consumers/g1/offsets/t/1"},
+			{Topic: "t", Partition: 0, Offset: 10, Path: "/consumers/g1/offsets/t/0"},
+			{Topic: "t", Partition: 2, Path: "/consumers/g1/offsets/t/2", Invalid: "empty offset data"},
+		}},
+	}
+	return FromLegacy(legacy, migrate.FilterSpec{GroupRegex: "^g"}, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
+}
+
+// TestRoundTrip writes the export as JSON and as CSV and reads both back: nothing is lost,
+// nothing is added, invalid znodes stay out of the offsets.
+func TestRoundTrip(t *testing.T) {
+	e := sampleExport()
+	if len(e.Offsets) != 3 || len(e.Invalid) != 1 || e.Offsets[0].Group != "g1" || e.Offsets[2].Group != "g2" {
+		t.Fatalf("export: %+v", e)
+	}
+	for _, tc := range []struct {
+		name   string
+		write  func(*bytes.Buffer) error
+		format Format
+		source Source
+	}{
+		{"json", func(b *bytes.Buffer) error { return WriteJSON(b, e) }, FormatJSON, SourceZK},
+		{"csv", func(b *bytes.Buffer) error { return WriteCSV(b, e) }, FormatCSV, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tc.write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Parse(buf.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, buf.String())
+			}
+			if f.Format != tc.format || f.Source != tc.source || len(f.Entries) != len(e.Offsets) {
+				t.Fatalf("parsed %+v", f)
+			}
+			for i, en := range f.Entries {
+				o := e.Offsets[i]
+				if en.Group != o.Group || en.Topic != o.Topic || en.Partition != o.Partition || *en.Offset != o.Offset || en.Expect != nil {
+					t.Errorf("entry %d: %+v, want %+v", i, en, o)
+				}
+			}
+			if tc.format == FormatJSON && !f.Entries[2].Mtime.Equal(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)) {
+				t.Errorf("mtime lost: %v", f.Entries[2].Mtime)
+			}
+		})
+	}
+}
+
+func TestParseBackup(t *testing.T) {
+	body := `{"zk2kafka_backup":1,"created_at":"2025-01-01T00:00:00Z","plan_fingerprint":"abc"}
+{"group":"g","topic":"t","partition":0,"kafka_before":5,"target":9}
+{"group":"g","topic":"t","partition":1,"kafka_before":null,"target":3}
+`
+	f, err := Parse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != FormatBackup || f.Source != SourceKafka || len(f.Entries) != 2 {
+		t.Fatalf("%+v", f)
+	}
+	a, b := f.Entries[0], f.Entries[1]
+	if *a.Offset != 5 || *a.Expect != 9 || a.Line != 2 || b.Offset != nil || *b.Expect != 3 || b.Line != 3 {
+		t.Errorf("entries %+v %+v", a, b)
+	}
+}
+
+const header = `{"zk2kafka_backup":1,"created_at":"2025-01-01T00:00:00Z","plan_fingerprint":"abc"}` + "\n"
+
+func exportDoc(offsets string) string {
+	return "{\n  \"schema_version\": 1,\n  \"source\": \"zk\",\n  \"exported_at\": \"2025-01-01T00:00:00Z\",\n  \"offsets\": [\n" + offsets + "\n  ]\n}\n"
+}
+
+func TestParseRejects(t *testing.T) {
+	good := `{"group":"g","topic":"t","partition":0,"offset":1}`
+	cases := []struct{ name, body, want string }{
+		{"empty", "  \n", "the file is empty"},
+		{"csv three fields", "t,0,5\n", "line 1: 3 fields (topic,partition,offset)"},
+		{"csv five fields", "g,t,0,5\ng,t,1,5,x\n", "line 2: 5 fields"},
+		{"csv negative offset", "g,t,0,-1\n", "line 1: offset \"-1\": negative"},
+		{"csv spaces", "g,t,0, 5\n", `offset " 5": not a non-negative decimal number`},
+		{"csv partition too large", "g,t,2147483648,5\n", "partition \"2147483648\": too large"},
+		{"csv header not first", "g,t,0,5\ngroup,topic,partition,offset\n", "line 2: partition \"partition\""},
+		{"csv empty group", ",t,0,5\n", "line 1: empty group name"},
+		{"csv duplicate", "g,t,0,5\ng,t,1,5\ng,t,0,6\n", "line 3: group \"g\" topic \"t\" partition 0 is already given on line 1"},
+		{"csv bad quote", "g,\"t,0,5\n", "not valid CSV"},
+		{"json wrong version", `{"schema_version":2,"source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":[],"new":1}`, "schema_version 2"},
+		{"json unknown key", `{"schema_version":1,"source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":[],"extra":1}`, `unknown key "extra"`},
+		{"json duplicate key", `{"schema_version":1,"source":"zk","source":"kafka","exported_at":"2025-01-01T00:00:00Z","offsets":[]}`, `key "source" given twice`},
+		{"json missing offsets", `{"schema_version":1,"source":"zk","exported_at":"2025-01-01T00:00:00Z"}`, `missing key "offsets"`},
+		{"json bad source", `{"schema_version":1,"source":"s3","exported_at":"2025-01-01T00:00:00Z","offsets":[]}`, `source: "s3", expected zk or kafka`},
+		{"json trailing data", `{"schema_version":1,"source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":[]} {}`, "data after the JSON object"},
+		{"json offset line", exportDoc("    " + good + ",\n    {\"group\":\"g\",\"topic\":\"t\",\"partition\":1}"), `line 7: offsets[1]: missing key "offset"`},
+		{"json case-folded key", exportDoc(`    {"group":"g","topic":"t","partition":0,"Offset":1}`), `line 6: offsets[0]: unknown key "Offset"`},
+		{"json repeated key in offset", exportDoc(`    {"group":"g","topic":"t","partition":0,"offset":1,"offset":2}`), `key "offset" given twice`},
+		{"json fractional offset", exportDoc(`    {"group":"g","topic":"t","partition":0,"offset":1.5}`), "line 6: offsets[0]"},
+		{"json string offset", exportDoc(`    {"group":"g","topic":"t","partition":0,"offset":"1"}`), "line 6: offsets[0]"},
+		{"json negative", exportDoc(`    {"group":"g","topic":"t","partition":0,"offset":-3}`), "line 6: offset -3 is negative"},
+		{"json control character in topic", exportDoc(`    {"group":"g","topic":"a\u0001b","partition":0,"offset":3}`), `topic name "a\x01b" contains a control character`},
+		{"json duplicate", exportDoc("    " + good + ",\n    " + good), "line 7: group \"g\" topic \"t\" partition 0 is already given on line 6"},
+		{"json offsets not array", `{"schema_version":1,"source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":null}`, "offsets: expected an array"},
+		{"backup wrong version", `{"zk2kafka_backup":9}` + "\n", "backup format 9"},
+		{"backup missing field", header + `{"group":"g","topic":"t","partition":0,"target":9}` + "\n", `line 2: backup record: missing key "kafka_before"`},
+		{"backup empty line", header + "\n" + `{"group":"g","topic":"t","partition":0,"kafka_before":1,"target":9}` + "\n", "line 2: empty line"},
+		{"backup torn last line", header + `{"group":"g","topic":"t","partition":0,"kafka_before":1,"target":9}` + "\n" + `{"group":"g","top`, "line 3: the last line is not a complete record"},
+		{"backup negative target", header + `{"group":"g","topic":"t","partition":0,"kafka_before":1,"target":-9}` + "\n", "line 2: target -9 is negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse([]byte(tc.body))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if len(f.Entries) != 0 {
+				t.Errorf("a bad file returned %d entries", len(f.Entries))
+			}
+		})
+	}
+}
+
+func TestParseListsManyProblems(t *testing.T) {
+	var b strings.Builder
+	for range 30 {
+		b.WriteString("g,t,x,1\n")
+	}
+	_, err := Parse([]byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "30 problems") || !strings.Contains(err.Error(), "... and 10 more") ||
+		!strings.Contains(err.Error(), "line 20:") || strings.Contains(err.Error(), "line 21:") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestParseCSVHeader(t *testing.T) {
+	f, err := Parse([]byte("group,topic,partition,offset\ng,t,0,5\n"))
+	if err != nil || len(f.Entries) != 1 || f.Entries[0].Line != 2 {
+		t.Fatalf("%+v %v", f, err)
+	}
+}
+
+func TestCreateFileNeverOverwrites(t *testing.T) {
+	p := t.TempDir() + "/x"
+	if err := CreateFile(p, func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateFile(p, func(io.Writer) error { return nil }); err == nil {
+		t.Fatal("an existing file was overwritten")
+	}
+	q := t.TempDir() + "/y"
+	if err := CreateFile(q, func(io.Writer) error { return errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(q); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("partial file left behind: %v", err)
+	}
+}
+
+// FuzzParse: any bytes give a file or an error, never a panic, and a file that parses has only
+// valid, distinct entries.
+func FuzzParse(f *testing.F) {
+	var js, cs bytes.Buffer
+	if err := WriteJSON(&js, sampleExport()); err != nil {
+		f.Fatal(err)
+	}
+	if err := WriteCSV(&cs, sampleExport()); err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{js.String(), cs.String(), header + `{"group":"g","topic":"t","partition":0,"kafka_before":null,"target":9}` + "\n",
+		"g,t,0,1\n", `{"schema_version":1}`, "{", "\uFEFF{}"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data)
+		if err != nil {
+			return
+		}
+		seen := map[migrate.Key]bool{}
+		for _, e := range file.Entries {
+			if seen[e.Key] || e.Group == "" || e.Topic == "" || e.Partition < 0 || (e.Offset != nil && *e.Offset < 0) || e.Line < 1 {
+				t.Fatalf("bad entry %+v from %q", e, data)
+			}
+			if e.Offset == nil && file.Format != FormatBackup {
+				t.Fatalf("entry without offset in a %s file", file.Format)
+			}
+			seen[e.Key] = true
+		}
+	})
+}

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/zk2kafka/zk2kafka/archive"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// restoreJSON is the --output json document of restore.
+type restoreJSON struct {
+	SchemaVersion int                             `json:"schema_version"`
+	File          string                          `json:"file"`
+	Backup        string                          `json:"backup,omitempty"`
+	Plan          archive.Plan                    `json:"restore"`
+	Counts        map[migrate.PartitionStatus]int `json:"counts"`
+}
+
+func renderRestore(w io.Writer, format, file, backup string, p archive.Plan) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(restoreJSON{SchemaVersion: 1, File: file, Backup: backup, Plan: p, Counts: p.Counts()})
+	}
+	t := tablewriter.NewWriter(w)
+	t.Header("group", "topic", "partition", "line", "current", "restore to", "read back", "status", "reason")
+	rows := 0
+	for _, g := range p.Groups {
+		for _, it := range g.Items {
+			if it.Status == migrate.StatusWritten && len(p.Groups) > 20 {
+				continue // a big restore lists only what needs a look; the counts say the rest
+			}
+			cur := opt(it.Current)
+			if it.CurrentInvalid != "" {
+				cur = "invalid"
+			}
+			restoreTo := opt(it.Offset)
+			if it.Offset == nil {
+				restoreTo = "no commit"
+			}
+			if err := t.Append(g.Group, it.Topic, strconv.Itoa(int(it.Partition)), strconv.Itoa(it.Line), cur, restoreTo,
+				opt(it.ReadBack), string(it.Status), it.Reason); err != nil {
+				return err
+			}
+			rows++
+		}
+	}
+	if rows > 0 {
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	n := p.Counts()
+	verb := "Restore"
+	if p.DryRun {
+		verb = "Dry run (nothing written; pass --execute to write)"
+	}
+	source := ""
+	if p.Source != "" {
+		source = fmt.Sprintf(", %s offsets", p.Source)
+	}
+	fmt.Fprintf(&b, "\n%s to %s from %s (%s%s): %d written and read back, %d would be written, %d already equal, %d blocked, %d failed.\n",
+		verb, p.Target, file, p.Format, source, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready],
+		n[migrate.StatusBlocked], n[migrate.StatusFailed])
+	for _, g := range p.Groups {
+		for _, gate := range g.Gates {
+			fmt.Fprintf(&b, "Group %q is gated: %s.\n", g.Group, gate)
+		}
+	}
+	if backup != "" {
+		fmt.Fprintf(&b, "What was overwritten is saved in %s (restore it to undo).\n", backup)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/archive"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+type restoreOptions struct {
+	filter  filterOptions
+	to      string
+	file    string
+	execute bool
+	backup  string
+	force   bool
+	output  string
+
+	flt migrate.Filter
+}
+
+func newRestoreCmd(d *deps, g *globalOptions) *cobra.Command {
+	o := &restoreOptions{}
+	c := &cobra.Command{
+		Use:   "restore",
+		Short: "Put saved offsets back into Kafka or ZooKeeper (dry run unless --execute)",
+		Long: `Restore reads a file and writes its offsets into the chosen store:
+
+  an export document   (zk2kafka export --format json, from either store)
+  a CSV                group,topic,partition,offset lines (zk2kafka export --format csv, or
+                       the consumer-groups tool's reset file)
+  a copy backup        (migrate copy --backup): puts back the Kafka offsets the copy overwrote
+
+The file is read whole and strictly first: any bad line is reported with its line number and
+nothing is written. Then each partition is compared with what the store holds now.
+
+--to kafka uses copy's gates: a group with live legacy consumers or an active Kafka group is
+not touched. A partition that was written by a copy and has moved since is not put back
+unless --force. A backup's partitions that had no Kafka commit before the copy cannot be put
+back by an offset commit: they are reported, not restorable (delete them with the
+consumer-groups tool's --delete-offsets, the group stopped).
+
+--to zk is the rollback path: consumers can go back to ZooKeeper storage at their current
+positions (export --from kafka, then restore --to zk). It refuses groups with live legacy
+consumers unless --force.
+
+Before writing, what will be overwritten is saved to a new backup file (--backup): a copy-style
+backup for Kafka, an export document for ZooKeeper; restoring that file undoes the restore.
+Every written offset is read back.
+
+Exit codes: 0 everything restored (or nothing to do), 2 something was blocked or is not
+restorable, 1 an error or a partition that failed.`,
+		Example: `  zk2kafka restore --to kafka --file zk-offsets.json               # dry run
+  zk2kafka restore --to kafka --file zk-offsets.json --execute
+  zk2kafka restore --to kafka --file zk2kafka-backup-20250101T000000Z.jsonl --execute   # undo a copy
+  zk2kafka export --from kafka --file kafka.json && zk2kafka restore --to zk --file kafka.json --execute`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runRestore(c.Context(), d, g, o)
+		},
+	}
+	o.filter.addFlags(c)
+	f := c.Flags()
+	f.StringVar(&o.to, "to", "", "store to write: kafka or zk (required)")
+	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
+	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run)")
+	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-restore-backup-<time>.jsonl or .json)")
+	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers; a backup's partitions despite Kafka having moved since the copy")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	return c
+}
+
+func (o *restoreOptions) validate() error {
+	switch archive.Target(o.to) {
+	case archive.TargetKafka, archive.TargetZK:
+	case "":
+		return errors.New("--to is required: kafka or zk")
+	default:
+		return fmt.Errorf("--to: %q is not one of kafka, zk", o.to)
+	}
+	if o.file == "" {
+		return errors.New("--file is required: the export, CSV or backup to restore")
+	}
+	if err := checkOutput(o.output, "table", "json"); err != nil {
+		return err
+	}
+	if o.execute && o.backup == "" {
+		ext := ".jsonl"
+		if o.to == string(archive.TargetZK) {
+			ext = ".json"
+		}
+		o.backup = "zk2kafka-restore-backup-" + time.Now().UTC().Format("20060102T150405Z") + ext
+	}
+	var err error
+	o.flt, err = o.filter.filter()
+	return err
+}
+
+func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
+	data, err := os.ReadFile(o.file)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	file, err := archive.Parse(data)
+	if err != nil {
+		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
+	}
+	if file, err = file.Select(o.flt); err != nil {
+		return fmt.Errorf("restore file %s: %w", o.file, err)
+	}
+	sum := sha256.Sum256(data)
+	fingerprint := "restore:" + hex.EncodeToString(sum[:])
+	to := archive.Target(o.to)
+
+	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	if err != nil {
+		return err
+	}
+	defer closeLegacy()
+	var (
+		kafka  kafkaStore
+		writer legacyWriter
+	)
+	if to == archive.TargetKafka {
+		var closeKafka func()
+		if kafka, closeKafka, err = d.stores.OpenKafka(ctx, g, d); err != nil {
+			return err
+		}
+		defer closeKafka()
+	} else if writer, err = asLegacyWriter(legacy); err != nil {
+		return fmt.Errorf("--to zk: %w", err)
+	}
+	st, err := readRestoreState(ctx, legacy, kafka, file)
+	if err != nil {
+		return err
+	}
+	plan, err := archive.PlanRestore(file, to, st, archive.Options{Force: o.force})
+	if err != nil {
+		return fmt.Errorf("restore file %s: %w", o.file, err)
+	}
+	plan.DryRun = !o.execute
+	var runErr error
+	backup := ""
+	if o.execute && plan.Counts()[migrate.StatusWouldWrite] > 0 {
+		backup = o.backup
+		if to == archive.TargetKafka {
+			runErr = restoreKafka(ctx, kafka, &plan, backup, fingerprint)
+		} else {
+			runErr = restoreZK(ctx, legacy, writer, &plan, backup)
+		}
+	}
+	if err := renderRestore(d.stdout, o.output, o.file, backup, plan); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return restoreExit(plan, runErr)
+}
+
+// readRestoreState reads what the file's groups hold now: their ZooKeeper trees (liveness,
+// and the offsets for a ZooKeeper target) and, with kafka, their Kafka state and topics.
+func readRestoreState(ctx context.Context, legacy migrate.LegacyStore, kafka kafkaStore, file archive.File) (archive.State, error) {
+	groups := file.Groups()
+	st := archive.State{Groups: make(map[string]archive.Current, len(groups))}
+	if len(groups) == 0 {
+		return st, nil
+	}
+	zk, err := readExistingLegacy(ctx, legacy, groups)
+	if err != nil {
+		return archive.State{}, err
+	}
+	var ks map[string]migrate.GroupState
+	if kafka != nil {
+		if ks, err = kafka.Groups(ctx, groups); err != nil {
+			return archive.State{}, fmt.Errorf("read %d groups from kafka: %w", len(groups), err)
+		}
+		topics := file.Topics()
+		if st.Topics, err = kafka.Topics(ctx, topics); err != nil {
+			return archive.State{}, fmt.Errorf("describe %d topics in kafka: %w", len(topics), err)
+		}
+	}
+	for _, name := range groups {
+		cur := archive.Current{LiveConsumers: zk[name].LiveConsumers, ZK: zk[name].Offsets}
+		if kafka != nil {
+			s, ok := ks[name]
+			if !ok {
+				return archive.State{}, fmt.Errorf("read group %q from kafka: no answer for it", name)
+			}
+			cur.Kafka = s
+		}
+		st.Groups[name] = cur
+	}
+	return st, nil
+}
+
+// restoreExit maps a restore's outcome to the exit codes of --help.
+func restoreExit(plan archive.Plan, runErr error) error {
+	n := plan.Counts()
+	switch {
+	case runErr != nil:
+		return runErr
+	case n[migrate.StatusFailed] > 0:
+		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
+	case n[migrate.StatusBlocked] > 0:
+		return unsafe("%d partition(s) blocked or not restorable (see the reasons above)", n[migrate.StatusBlocked])
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zk2kafka/zk2kafka/archive"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func kafkaOffsets(t *testing.T, s writableStores, group string) map[string]int64 {
+	t.Helper()
+	st, err := s.kafka.Groups(context.Background(), []string{group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for tp, o := range st[group].Committed {
+		out[tp.String()] = o
+	}
+	return out
+}
+
+type restoreDoc struct {
+	Backup string                          `json:"backup"`
+	Plan   archive.Plan                    `json:"restore"`
+	Counts map[migrate.PartitionStatus]int `json:"counts"`
+}
+
+func restoreRun(t *testing.T, s writableStores, wantCode int, args ...string) restoreDoc {
+	t.Helper()
+	out, errOut, code := runWith(t, s, nil, append([]string{"restore", "-o", "json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("restore %v: exit %d, want %d\n%s\n%s", args, code, wantCode, out, errOut)
+	}
+	var d restoreDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("restore %v: %v\n%s\n%s", args, err, out, errOut)
+	}
+	return d
+}
+
+// TestRestoreKafkaThenUndo restores a ZooKeeper export into Kafka (moving g1 t/1 back from 30
+// to 20, as a restore may), re-runs it (nothing to do), then restores the restore's own backup,
+// which puts 30 back and reports the two partitions Kafka had no commit for as not restorable.
+func TestRestoreKafkaThenUndo(t *testing.T) {
+	s := writableFixture()
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "zk.json")
+	if _, errOut, code := runWith(t, s, nil, "export", "--file", exp); code != ExitOK {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	d := restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp)
+	if d.Counts[migrate.StatusWouldWrite] != 3 || !d.Plan.DryRun || len(s.kafka.Commits()) != 0 {
+		t.Fatalf("dry run: %+v, %d commits", d.Counts, len(s.kafka.Commits()))
+	}
+	backup := filepath.Join(dir, "backup.jsonl")
+	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp, "--execute", "--backup", backup)
+	if d.Counts[migrate.StatusWritten] != 3 || d.Backup != backup {
+		t.Fatalf("execute: %+v", d)
+	}
+	if got := kafkaOffsets(t, s, "g1"); got["t/0"] != 10 || got["t/1"] != 20 {
+		t.Fatalf("kafka after restore: %v", got)
+	}
+	for _, c := range s.kafka.Commits() {
+		if !strings.HasPrefix(c.Metadata, "zk2kafka ") {
+			t.Errorf("commit metadata %q", c.Metadata)
+		}
+	}
+	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp, "--execute", "--backup", filepath.Join(dir, "b2.jsonl"))
+	if d.Counts[migrate.StatusAlready] != 3 || len(d.Counts) != 1 || d.Backup != "" {
+		t.Fatalf("re-run: %+v", d)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b2.jsonl")); err == nil {
+		t.Error("a backup was created with nothing to write")
+	}
+
+	d = restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", backup, "--execute", "--backup", filepath.Join(dir, "b3.jsonl"))
+	if d.Counts[migrate.StatusWritten] != 1 || d.Counts[migrate.StatusBlocked] != 2 || d.Plan.Format != archive.FormatBackup {
+		t.Fatalf("undo: %+v", d)
+	}
+	if got := kafkaOffsets(t, s, "g1"); got["t/1"] != 30 || got["t/0"] != 10 {
+		t.Fatalf("kafka after undo: %v", got)
+	}
+	if it := d.Plan.Groups[0].Items[0]; !strings.Contains(it.Reason, "not restorable") || !strings.Contains(it.Reason, "--delete-offsets") {
+		t.Errorf("no-commit partition: %+v", it)
+	}
+}
+
+func TestRestoreBackupMovedSinceCopy(t *testing.T) {
+	s := writableFixture()
+	backup := writeFile(t, "b.jsonl", `{"zk2kafka_backup":1,"created_at":"2025-01-01T00:00:00Z","plan_fingerprint":"f"}
+{"group":"g1","topic":"t","partition":1,"kafka_before":25,"target":28}
+`)
+	d := restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", backup, "--execute")
+	if it := d.Plan.Groups[0].Items[0]; it.Status != migrate.StatusBlocked || !strings.Contains(it.Reason, "moved since the copy") || len(s.kafka.Commits()) != 0 {
+		t.Fatalf("moved: %+v", it)
+	}
+	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", backup, "--execute", "--force", "--backup", filepath.Join(t.TempDir(), "b"))
+	if got := kafkaOffsets(t, s, "g1"); got["t/1"] != 25 || d.Counts[migrate.StatusWritten] != 1 {
+		t.Fatalf("forced: %v %+v", got, d.Counts)
+	}
+	if _, errOut, code := runWith(t, s, nil, "restore", "--to", "zk", "--file", backup); code != ExitError || !strings.Contains(errOut, "--to kafka") {
+		t.Errorf("backup --to zk: exit %d %s", code, errOut)
+	}
+}
+
+func TestRestoreZK(t *testing.T) {
+	s := writableFixture()
+	csv := writeFile(t, "r.csv", "g1,t,0,15\ng9,t,0,3\n")
+	d := restoreRun(t, s, ExitOK, "--to", "zk", "--file", csv)
+	if d.Counts[migrate.StatusWouldWrite] != 2 || s.legacy.writeCount() != 0 {
+		t.Fatalf("dry run: %+v", d.Counts)
+	}
+	s.legacy.SetGroup(migrate.LegacyGroup{Group: "g1", LiveConsumers: []string{"ids/c"},
+		Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 10, Path: "/consumers/g1/offsets/t/0"}}})
+	d = restoreRun(t, s, ExitUnsafe, "--to", "zk", "--file", csv, "--execute", "--backup", filepath.Join(t.TempDir(), "x.json"))
+	if d.Counts[migrate.StatusBlocked] != 1 || d.Counts[migrate.StatusWritten] != 1 {
+		t.Fatalf("live consumers: %+v", d.Counts)
+	}
+	backup := filepath.Join(t.TempDir(), "zk-before.json")
+	d = restoreRun(t, s, ExitOK, "--to", "zk", "--file", csv, "--execute", "--force", "--backup", backup)
+	if d.Counts[migrate.StatusWritten] != 1 || d.Counts[migrate.StatusAlready] != 1 {
+		t.Fatalf("forced: %+v", d.Counts)
+	}
+	data, err := os.ReadFile(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := archive.Parse(data)
+	if err != nil || f.Source != archive.SourceZK || len(f.Entries) != 1 || *f.Entries[0].Offset != 10 || f.Entries[0].Group != "g1" {
+		t.Fatalf("zk backup: %v %+v\n%s", err, f, data)
+	}
+	in, err := migrate.ReadInputs(context.Background(), s.legacy, legacyOnly{}, migrate.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, g := range in.Legacy {
+		for _, o := range g.Offsets {
+			got[g.Group+"/"+o.Topic] = o.Offset
+		}
+	}
+	if got["g1/t"] != 15 || got["g9/t"] != 3 {
+		t.Errorf("zk after restore: %v", got)
+	}
+}
+
+func TestRestoreRefusals(t *testing.T) {
+	good := writeFile(t, "ok.csv", "g1,t,0,15\n")
+	cases := []struct {
+		name     string
+		args     []string
+		mutate   func(writableStores)
+		wantCode int
+		wantErr  string
+	}{
+		{"no target", []string{"restore", "--file", good}, nil, ExitError, "--to is required"},
+		{"bad target", []string{"restore", "--to", "s3", "--file", good}, nil, ExitError, "--to"},
+		{"no file", []string{"restore", "--to", "kafka"}, nil, ExitError, "--file is required"},
+		{"missing file", []string{"restore", "--to", "kafka", "--file", "/nonexistent/f"}, nil, ExitError, "no such file"},
+		{"bad line", []string{"restore", "--to", "kafka", "--execute", "--file", writeFile(t, "bad.csv", "g1,t,0,15\ng1,t,1,x\n")}, nil, ExitError,
+			"line 2: offset \"x\""},
+		{"group not in file", []string{"restore", "--to", "kafka", "--file", good, "--group", "g2"}, nil, ExitError, `group "g2" (--group) is not in the file`},
+		{"active kafka group", []string{"restore", "--to", "kafka", "--file", good, "--execute"},
+			func(s writableStores) { s.kafka.SetGroup("g1", "Stable", 1) }, ExitUnsafe, "blocked"},
+		{"live legacy consumers, to kafka", []string{"restore", "--to", "kafka", "--file", good, "--execute", "--force"},
+			func(s writableStores) {
+				s.legacy.SetGroup(migrate.LegacyGroup{Group: "g1", LiveConsumers: []string{"ids/c"}})
+			}, ExitUnsafe, "blocked"},
+		{"kafka down", []string{"restore", "--to", "kafka", "--file", good}, func(s writableStores) { s.kafka.FailReads(errBoom) }, ExitError, "boom"},
+		{"commit fails", []string{"restore", "--to", "kafka", "--file", good, "--execute", "--backup", filepath.Join(t.TempDir(), "b")},
+			func(s writableStores) { s.kafka.FailCommits(errBoom) }, ExitError, "1 partition(s) failed"},
+		{"unwritable backup", []string{"restore", "--to", "kafka", "--file", good, "--execute", "--backup", "/nonexistent/dir/b"}, nil, ExitError,
+			"nothing was written"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := writableFixture()
+			if tc.mutate != nil {
+				tc.mutate(s)
+			}
+			out, errOut, code := runWith(t, s, nil, tc.args...)
+			if code != tc.wantCode || !strings.Contains(errOut, tc.wantErr) {
+				t.Fatalf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, tc.wantErr, out, errOut)
+			}
+			if tc.name != "commit fails" && (len(s.kafka.Commits()) != 0 || s.legacy.writeCount() != 0) {
+				t.Errorf("something was written: %d commits, %d znodes", len(s.kafka.Commits()), s.legacy.writeCount())
+			}
+		})
+	}
+}

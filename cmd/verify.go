@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/verify"
+)
+
+type verifyOptions struct {
+	filter       filterOptions
+	strict       bool
+	maxKafkaLead int64
+	output       string
+	viaTopic     bool
+	mark         bool
+
+	opts verify.Options
+	flt  migrate.Filter
+}
+
+func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
+	o := &verifyOptions{}
+	c := &cobra.Command{
+		Use:   "verify",
+		Short: "Compare both stores per partition; exit 2 on drift",
+		Long: `Verify reads both stores as plan does and compares every selected partition:
+
+  match             both stores hold the same offset
+  kafka-ahead       Kafka is ahead: fine once consumers commit to Kafka, unless --strict or
+                    beyond --max-kafka-lead
+  kafka-behind      Kafka is behind ZooKeeper: consumers would re-read records
+  missing-in-kafka  ZooKeeper has an offset, Kafka no commit
+  missing-in-zk     Kafka has a commit for a partition the group's ZooKeeper tree lacks
+  invalid-znode     the znode is not a usable offset
+
+A group passes when every one of its partitions does. With --mark, every group that passes
+(and has no live legacy consumers) gets a cutover marker in ZooKeeper,
+/consumers/<group>/zk2kafka-migrated, beside its offsets; no offset is ever deleted.
+
+Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
+		Example: `  zk2kafka migrate verify --group orders --strict
+  zk2kafka migrate verify --output junit > verify.xml
+  zk2kafka migrate verify --max-kafka-lead 1000 --mark`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runVerify(c.Context(), d, g, o)
+		},
+	}
+	o.filter.addFlags(c)
+	f := c.Flags()
+	f.BoolVar(&o.strict, "strict", false, "require exact equality: kafka-ahead fails too")
+	f.Int64Var(&o.maxKafkaLead, "max-kafka-lead", -1, "kafka-ahead fails when Kafka is more than N offsets ahead (-1: no limit)")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json, or junit (JUnit XML for CI)")
+	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (independent check; not available yet)")
+	f.BoolVar(&o.mark, "mark", false, "write the cutover marker /consumers/<group>/zk2kafka-migrated for each group that passes")
+	return c
+}
+
+func (o *verifyOptions) validate() error {
+	if err := checkOutput(o.output, verify.Formats()...); err != nil {
+		return err
+	}
+	o.opts = verify.Options{Strict: o.strict}
+	// By value, not by Changed: a value from the environment or the config file counts too.
+	switch {
+	case o.maxKafkaLead < -1:
+		return fmt.Errorf("--max-kafka-lead: %d is negative, expected 0 or more (or -1: no limit)", o.maxKafkaLead)
+	case o.maxKafkaLead >= 0 && o.strict:
+		return errors.New("--max-kafka-lead with --strict: --strict already allows no lead")
+	case o.maxKafkaLead >= 0:
+		lead := o.maxKafkaLead
+		o.opts.MaxKafkaLead = &lead
+	}
+	var err error
+	if o.flt, err = o.filter.filter(); err != nil {
+		return err
+	}
+	o.opts.MatchTopic = o.flt.MatchTopic
+	return nil
+}
+
+func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions) error {
+	if o.viaTopic && d.viaTopic == nil {
+		return fmt.Errorf("migrate verify: %w", errViaTopicUnavailable)
+	}
+	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	if err != nil {
+		return err
+	}
+	defer closeLegacy()
+	var marker legacyWriter
+	if o.mark {
+		if marker, err = asLegacyWriter(legacy); err != nil {
+			return fmt.Errorf("--mark: %w", err)
+		}
+	}
+	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+	if err != nil {
+		return err
+	}
+	defer closeKafka()
+	in, err := migrate.ReadInputs(ctx, legacy, kafka, o.flt)
+	if err != nil {
+		return err
+	}
+	states := in.Groups
+	if o.viaTopic {
+		if states, err = readViaTopic(ctx, d, g, in); err != nil {
+			return err
+		}
+	}
+	report := verify.Compare(in.Legacy, states, o.opts)
+	report.CheckedAt = time.Now().UTC()
+	if len(report.Groups) == 0 {
+		d.logger.Warn("no group selected: nothing was verified")
+	}
+	var markErr error
+	if o.mark {
+		markErr = markPassed(ctx, d, marker, &report)
+	}
+	if err := verify.Render(d.stdout, o.output, report); err != nil {
+		return err
+	}
+	if markErr != nil {
+		return markErr
+	}
+	if !report.Pass {
+		return unsafe("the stores disagree: %d partition(s) failed in %d of %d group(s)",
+			report.Summary.Failed, report.Summary.GroupsFailed, report.Summary.Groups)
+	}
+	return nil
+}
+
+// readViaTopic replaces the OffsetFetch commits with those read from __consumer_offsets.
+func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inputs) (map[string]migrate.GroupState, error) {
+	src, closeSrc, err := d.viaTopic(ctx, g, d)
+	if err != nil {
+		return nil, fmt.Errorf("--via-topic: %w", err)
+	}
+	defer closeSrc()
+	names := make([]string, 0, len(in.Legacy))
+	for _, lg := range in.Legacy {
+		names = append(names, lg.Group)
+	}
+	committed, err := src.Committed(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("--via-topic: %w", err)
+	}
+	out := make(map[string]migrate.GroupState, len(in.Groups))
+	for _, n := range names {
+		c, ok := committed[n]
+		if !ok {
+			return nil, fmt.Errorf("--via-topic: no answer for group %q", n)
+		}
+		s := in.Groups[n]
+		s.Committed = c
+		out[n] = s
+	}
+	return out, nil
+}
+
+// cutoverMarker is the data of /consumers/<group>/zk2kafka-migrated.
+type cutoverMarker struct {
+	MigratedAt time.Time `json:"migrated_at"`
+	Tool       string    `json:"tool"`
+	Offsets    int       `json:"offsets"`
+}
+
+// markPassed writes the cutover marker of every passing group. A group with live legacy
+// consumers is not marked even when it passes: its ZooKeeper offsets may move on at once, so it
+// is not done. The first failure stops the marking; groups marked before it stay marked.
+func markPassed(ctx context.Context, d *deps, w legacyWriter, r *verify.Report) error {
+	for i := range r.Groups {
+		grp := &r.Groups[i]
+		switch {
+		case grp.Verdict != verify.VerdictPass:
+			continue
+		case len(grp.LiveConsumers) > 0:
+			d.logger.Warn("not marking a group that still has live legacy consumers", "group", grp.Group, "live", len(grp.LiveConsumers))
+			continue
+		case len(grp.Partitions) == 0:
+			d.logger.Warn("not marking a group without offsets: nothing was verified", "group", grp.Group)
+			continue
+		}
+		data, err := json.Marshal(cutoverMarker{MigratedAt: r.CheckedAt, Tool: "zk2kafka " + Version, Offsets: len(grp.Partitions)})
+		if err != nil {
+			return fmt.Errorf("encode marker of group %q: %w", grp.Group, err)
+		}
+		if err := w.MarkMigrated(ctx, grp.Group, data); err != nil {
+			return fmt.Errorf("--mark: %w", err)
+		}
+		grp.Marked = true
+		d.logger.Info("group marked migrated", "group", grp.Group, "offsets", len(grp.Partitions))
+	}
+	return nil
+}

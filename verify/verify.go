@@ -1,0 +1,240 @@
+// Package verify compares the legacy (ZooKeeper) and Kafka offset stores partition by partition
+// and renders the result for people (table), scripts (JSON) and CI systems (JUnit XML). Compare
+// is a pure function of two snapshots: it reads nothing and writes nothing.
+package verify
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// Status is how one partition's two offsets relate. The names are a contract (JSON, JUnit,
+// scripts): keep them stable.
+type Status string
+
+const (
+	StatusMatch          Status = "match"            // both stores hold the same offset
+	StatusKafkaAhead     Status = "kafka-ahead"      // consumers moved on in Kafka: fine unless --strict or beyond --max-kafka-lead
+	StatusKafkaBehind    Status = "kafka-behind"     // Kafka would re-deliver records ZooKeeper consumers already had
+	StatusMissingInKafka Status = "missing-in-kafka" // Kafka has no commit: the group would start from auto.offset.reset
+	StatusMissingInZK    Status = "missing-in-zk"    // Kafka has a commit the group's ZooKeeper tree lacks
+	StatusInvalidZnode   Status = "invalid-znode"    // the znode is not a usable offset
+)
+
+// Statuses lists every status in report order.
+func Statuses() []Status {
+	return []Status{StatusMatch, StatusKafkaAhead, StatusKafkaBehind, StatusMissingInKafka, StatusMissingInZK, StatusInvalidZnode}
+}
+
+// Verdict is a group's outcome.
+type Verdict string
+
+const (
+	VerdictPass Verdict = "pass"
+	VerdictFail Verdict = "fail"
+)
+
+// ReportSchemaVersion versions the JSON report layout; bump it on any incompatible change.
+const ReportSchemaVersion = 1
+
+// Options are the operator's tolerances.
+type Options struct {
+	// Strict requires exact equality: kafka-ahead fails too.
+	Strict bool `json:"strict"`
+	// MaxKafkaLead, when set, is how far Kafka may be ahead of ZooKeeper and still pass.
+	MaxKafkaLead *int64 `json:"max_kafka_lead,omitempty"`
+	// MatchTopic selects the Kafka commits compared (nil: all). The legacy offsets are expected
+	// to be filtered already (migrate.ReadInputs does); without this, a topic filter would turn
+	// every Kafka commit of an unselected topic into missing-in-zk.
+	MatchTopic func(topic string) bool `json:"-"`
+}
+
+// Partition is the comparison of one partition of one group.
+type Partition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Status    Status `json:"status"`
+	// OK is whether this partition lets its group pass under the options.
+	OK bool `json:"ok"`
+	// ZK is the ZooKeeper offset (nil: no usable znode); Kafka the committed one (nil: none).
+	ZK     *int64    `json:"zk_offset"`
+	Kafka  *int64    `json:"kafka_offset"`
+	Znode  string    `json:"znode,omitempty"`
+	Mtime  time.Time `json:"zk_mtime,omitzero"`
+	Reason string    `json:"reason"`
+}
+
+// Group is the comparison of one group and its verdict.
+type Group struct {
+	Group         string   `json:"group"`
+	Verdict       Verdict  `json:"verdict"`
+	KafkaState    string   `json:"kafka_state"`
+	KafkaMembers  int      `json:"kafka_members"`
+	LiveConsumers []string `json:"live_legacy_consumers,omitempty"`
+	// Marked is set by the caller once it has written the group's cutover marker.
+	Marked     bool        `json:"marked,omitempty"`
+	Partitions []Partition `json:"partitions"`
+}
+
+// Failures returns the partitions that made the group fail.
+func (g Group) Failures() []Partition {
+	var out []Partition
+	for _, p := range g.Partitions {
+		if !p.OK {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Summary counts a report.
+type Summary struct {
+	Groups       int            `json:"groups"`
+	GroupsPassed int            `json:"groups_passed"`
+	GroupsFailed int            `json:"groups_failed"`
+	Partitions   int            `json:"partitions"`
+	ByStatus     map[Status]int `json:"by_status"`
+	Failed       int            `json:"partitions_failed"`
+}
+
+// Report is the outcome of a verify run. Pass is true when every group passes (vacuously
+// with no group).
+type Report struct {
+	SchemaVersion int       `json:"schema_version"`
+	CheckedAt     time.Time `json:"checked_at"`
+	Options       Options   `json:"options"`
+	Pass          bool      `json:"pass"`
+	Summary       Summary   `json:"summary"`
+	Groups        []Group   `json:"groups"`
+}
+
+// Compare checks every legacy offset of every legacy group against the group's Kafka commits,
+// and every Kafka commit of a selected topic against the group's ZooKeeper tree. A group
+// missing from kafka is one Kafka does not know: no commits. Groups and partitions come out
+// sorted; CheckedAt is left for the caller to stamp.
+func Compare(legacy []migrate.LegacyGroup, kafka map[string]migrate.GroupState, opts Options) Report {
+	r := Report{SchemaVersion: ReportSchemaVersion, Options: opts, Groups: []Group{}}
+	for _, lg := range legacy {
+		r.Groups = append(r.Groups, compareGroup(lg, kafka[lg.Group], opts))
+	}
+	slices.SortFunc(r.Groups, func(a, b Group) int { return cmp.Compare(a.Group, b.Group) })
+	r.Summary = summarize(r.Groups)
+	r.Pass = r.Summary.GroupsFailed == 0
+	return r
+}
+
+func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, opts Options) Group {
+	g := Group{Group: lg.Group, KafkaState: ks.State, KafkaMembers: ks.Members, Partitions: []Partition{}}
+	if len(lg.LiveConsumers) > 0 {
+		g.LiveConsumers = slices.Sorted(slices.Values(lg.LiveConsumers))
+	}
+	valid := map[migrate.TopicPartition][]migrate.LegacyOffset{}
+	for _, o := range lg.Offsets {
+		if o.Invalid == "" && o.Partition >= 0 && o.Offset >= 0 {
+			tp := migrate.TopicPartition{Topic: o.Topic, Partition: o.Partition}
+			valid[tp] = append(valid[tp], o)
+		}
+	}
+	seen := map[migrate.TopicPartition]bool{}
+	for _, o := range lg.Offsets {
+		tp := migrate.TopicPartition{Topic: o.Topic, Partition: o.Partition}
+		p := Partition{Topic: o.Topic, Partition: o.Partition, Znode: o.Path, Mtime: o.Mtime}
+		if k, ok := ks.Committed[tp]; ok && o.Partition >= 0 {
+			p.Kafka = &k
+			seen[tp] = true
+		}
+		switch {
+		case o.Invalid != "":
+			p.Status, p.Reason = StatusInvalidZnode, o.Invalid
+		case o.Partition < 0:
+			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("negative partition %d", o.Partition)
+		case o.Offset < 0:
+			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("znode holds negative offset %d", o.Offset)
+		case len(valid[tp]) > 1:
+			p.Status = StatusInvalidZnode
+			p.Reason = fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first", len(valid[tp]), paths(valid[tp]))
+		default:
+			zk := o.Offset
+			p.ZK = &zk
+			classify(&p, opts)
+		}
+		g.Partitions = append(g.Partitions, p)
+	}
+	for tp, k := range ks.Committed {
+		if seen[tp] || (opts.MatchTopic != nil && !opts.MatchTopic(tp.Topic)) {
+			continue
+		}
+		g.Partitions = append(g.Partitions, Partition{Topic: tp.Topic, Partition: tp.Partition, Status: StatusMissingInZK, Kafka: &k,
+			Reason: fmt.Sprintf("Kafka has commit %d, the group's ZooKeeper tree has no offset for this partition", k)})
+	}
+	slices.SortFunc(g.Partitions, func(a, b Partition) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Znode, b.Znode))
+	})
+	g.Verdict = VerdictPass
+	if len(g.Failures()) > 0 {
+		g.Verdict = VerdictFail
+	}
+	return g
+}
+
+// classify compares a valid ZooKeeper offset with the Kafka commit (if any) and decides OK.
+func classify(p *Partition, opts Options) {
+	zk := *p.ZK
+	if p.Kafka == nil {
+		p.Status, p.Reason = StatusMissingInKafka, fmt.Sprintf("ZooKeeper %d, Kafka has no commit", zk)
+		return
+	}
+	k := *p.Kafka
+	switch {
+	case k == zk:
+		p.Status, p.OK, p.Reason = StatusMatch, true, fmt.Sprintf("both at %d", k)
+	case k < zk:
+		p.Status, p.Reason = StatusKafkaBehind, fmt.Sprintf("Kafka %d is %d behind ZooKeeper %d", k, zk-k, zk)
+	default:
+		lead := k - zk
+		p.Status = StatusKafkaAhead
+		switch {
+		case opts.Strict:
+			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d: --strict requires equality", k, lead, zk)
+		case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
+			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d: more than --max-kafka-lead %d", k, lead, zk, *opts.MaxKafkaLead)
+		case opts.MaxKafkaLead != nil:
+			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d, within --max-kafka-lead %d", k, lead, zk, *opts.MaxKafkaLead)
+		default:
+			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d (consumers moved on in Kafka)", k, lead, zk)
+		}
+	}
+}
+
+func paths(os []migrate.LegacyOffset) string {
+	ps := make([]string, len(os))
+	for i, o := range os {
+		ps[i] = o.Path
+	}
+	slices.Sort(ps)
+	return strings.Join(ps, ", ")
+}
+
+func summarize(groups []Group) Summary {
+	s := Summary{Groups: len(groups), ByStatus: map[Status]int{}}
+	for _, g := range groups {
+		if g.Verdict == VerdictPass {
+			s.GroupsPassed++
+		} else {
+			s.GroupsFailed++
+		}
+		for _, p := range g.Partitions {
+			s.Partitions++
+			s.ByStatus[p.Status]++
+			if !p.OK {
+				s.Failed++
+			}
+		}
+	}
+	return s
+}
