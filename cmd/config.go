@@ -17,6 +17,11 @@ import (
 // envPrefix prefixes every environment variable: --kafka-version is ZK2KAFKA_KAFKA_VERSION.
 const envPrefix = "ZK2KAFKA"
 
+// commandLineOnly are the flags that make a run write or override a safety check. They are taken
+// only from the command line: a shared config file or a CI environment variable must never turn
+// a dry run into a write.
+var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true}
+
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
 // the rest of the code reads plain Go values from the option structs.
@@ -37,7 +42,7 @@ func applyConfig(c *cobra.Command, configFile string) error {
 	}
 	var errs []error
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "config" || f.Name == "help" || !v.IsSet(f.Name) {
+		if f.Changed || f.Name == "config" || f.Name == "help" || commandLineOnly[f.Name] || !v.IsSet(f.Name) {
 			return
 		}
 		if err := setFlag(f, v.Get(f.Name)); err != nil {
@@ -75,6 +80,9 @@ func checkConfigKeys(root *cobra.Command, keys []string, file string) error {
 	walk(root)
 	var unknown []string
 	for _, k := range keys {
+		if commandLineOnly[k] {
+			return fmt.Errorf("config file %s: %q is taken only from the command line (--%s), never from a file", file, k, k)
+		}
 		if !known[k] {
 			unknown = append(unknown, k)
 		}

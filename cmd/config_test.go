@@ -90,6 +90,7 @@ func TestConfigRejectsBadInput(t *testing.T) {
 		{name: "bad duration in env", env: map[string]string{"ZK2KAFKA_ZK_SESSION_TIMEOUT": "soon"}, wantErr: "ZK2KAFKA_ZK_SESSION_TIMEOUT"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
 		{name: "bad zk auth scheme", args: []string{"--zk-auth", "sasl:u:p"}, wantErr: "digest:user:password"},
+		{name: "execute from a file", file: "execute: true\n", wantErr: `"execute" is taken only from the command line`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +101,29 @@ func TestConfigRejectsBadInput(t *testing.T) {
 			_, err := runProbe(t, args, tc.env)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// A dry run must never become a write through the environment: --execute and the other
+// safety overrides come only from the command line.
+func TestSafetyFlagsIgnoreEnvironment(t *testing.T) {
+	for _, name := range []string{"execute", "force", "replan", "mark"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("ZK2KAFKA_"+strings.ToUpper(name), "true")
+			var out bytes.Buffer
+			root := newRootCmd(defaultDeps(&out, &out), &globalOptions{})
+			var set bool
+			probe := &cobra.Command{Use: "probe", RunE: func(*cobra.Command, []string) error { return nil }}
+			probe.Flags().BoolVar(&set, name, false, "")
+			root.AddCommand(probe)
+			root.SetArgs([]string{"probe"})
+			if err := root.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if set {
+				t.Fatalf("ZK2KAFKA_%s=true set --%s", strings.ToUpper(name), name)
 			}
 		})
 	}

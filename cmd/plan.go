@@ -75,14 +75,15 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	if err != nil {
 		return err
 	}
+	// Show the plan first: if saving it fails, the operator still sees what it says.
+	if err := renderPlan(d.stdout, o.output, plan); err != nil {
+		return err
+	}
 	if o.out != "" {
 		if err := migrate.WritePlanFile(o.out, plan); err != nil {
 			return fmt.Errorf("save plan: %w", err)
 		}
 		d.logger.Info("plan saved", "file", o.out, "fingerprint", plan.Fingerprint)
-	}
-	if err := renderPlan(d.stdout, o.output, plan); err != nil {
-		return err
 	}
 	if !plan.Safe() {
 		s := plan.Summary()

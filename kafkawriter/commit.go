@@ -58,6 +58,10 @@ func (c *Client) Commit(ctx context.Context, group string, commits []migrate.Com
 		}
 		return results, err
 	}
+	if err := ctx.Err(); err != nil {
+		// A cancelled send is not retriable, so retry returned nil: still say the run was stopped.
+		return results, fmt.Errorf("commit group %q: %w", group, err)
+	}
 	return results, nil
 }
 

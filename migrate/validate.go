@@ -111,7 +111,8 @@ func validateGroup(g GroupPlan, pol Policy) error {
 }
 
 func validateEntry(e Entry, gated bool, pol Policy) error {
-	if e.Topic == "" {
+	// An unlistable offsets folder is reported as an invalid-znode entry without a topic.
+	if e.Topic == "" && e.Class != ClassInvalidZnode {
 		return fmt.Errorf("empty topic name")
 	}
 	allowed := actionsByClass(e.Class)
