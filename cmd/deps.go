@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/offsetlog"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -22,7 +25,7 @@ type storeOpener interface {
 }
 
 func defaultDeps(stdout, stderr io.Writer) *deps {
-	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}}
+	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic}
 }
 
 // realStores opens the real ZooKeeper and Kafka adapters.
@@ -70,4 +73,47 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 			d.logger.Warn("closing the Kafka client", "err", err)
 		}
 	}, nil
+}
+
+// openViaTopic opens the independent reader of verify --via-topic: it decodes
+// __consumer_offsets itself instead of trusting OffsetFetch.
+func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSource, func(), error) {
+	if err := g.needKafka(); err != nil {
+		return nil, nil, err
+	}
+	bootstrap, err := kafkawriter.ParseBootstrap(g.kafkaBootstrap)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := offsetlog.Open(ctx, offsetlog.Config{Bootstrap: bootstrap, ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return topicSource{r}, func() {
+		if err := r.Close(); err != nil {
+			d.logger.Warn("closing the __consumer_offsets reader", "err", err)
+		}
+	}, nil
+}
+
+// topicSource adapts offsetlog's replayed commits to the offsets verify compares.
+type topicSource struct{ r *offsetlog.Reader }
+
+func (s topicSource) Committed(ctx context.Context, groups []string) (map[string]map[migrate.TopicPartition]int64, error) {
+	offs, _, err := s.r.ReadGroups(ctx, groups)
+	if errors.Is(err, offsetlog.ErrNoOffsetsTopic) {
+		offs, err = offsetlog.Offsets{}, nil // no group was ever coordinated: no commit anywhere
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", offsetlog.Topic, err)
+	}
+	out := make(map[string]map[migrate.TopicPartition]int64, len(groups))
+	for _, g := range groups {
+		m := map[migrate.TopicPartition]int64{}
+		for tp, c := range offs[g] {
+			m[tp] = c.Offset
+		}
+		out[g] = m
+	}
+	return out, nil
 }

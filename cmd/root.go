@@ -100,7 +100,6 @@ type deps struct {
 	stdout, stderr io.Writer
 	logger         *slog.Logger
 	stores         storeOpener
-	// viaTopic opens the __consumer_offsets reader of verify --via-topic; nil until package
-	// offsetlog is wired in (see committedSource).
+	// viaTopic opens the __consumer_offsets reader of verify --via-topic (see committedSource).
 	viaTopic viaTopicOpener
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -29,13 +28,8 @@ func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
 	return w, nil
 }
 
-// committedSource reads groups' committed offsets some other way than OffsetFetch.
-//
-// HOOK(offsetlog): `migrate verify --via-topic` reads them by decoding __consumer_offsets
-// directly (package offsetlog, being written). Until it lands, deps.viaTopic is nil and the
-// flag fails with errViaTopicUnavailable; wiring it is setting deps.viaTopic in defaultDeps to
-// an opener of an offsetlog reader that implements this interface (and dropping "not available
-// yet" from the flag's help in verify.go).
+// committedSource reads groups' committed offsets some other way than OffsetFetch:
+// `migrate verify --via-topic` decodes __consumer_offsets itself (package offsetlog).
 type committedSource interface {
 	// Committed returns the latest committed offset of every partition of each group (a group
 	// without commits maps to an empty map; a tombstoned partition is absent).
@@ -44,8 +38,6 @@ type committedSource interface {
 
 // viaTopicOpener opens a committedSource on the configured Kafka cluster.
 type viaTopicOpener func(ctx context.Context, g *globalOptions, d *deps) (committedSource, func(), error)
-
-var errViaTopicUnavailable = errors.New("--via-topic (reading __consumer_offsets directly) is not available yet in this build")
 
 // legacyOnly is a migrate.KafkaState that knows nothing, for reads of ZooKeeper alone (export
 // --from zk, restore --to zk): migrate.ReadInputs then selects and reads the legacy groups

@@ -60,7 +60,7 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 	f.BoolVar(&o.strict, "strict", false, "require exact equality: kafka-ahead fails too")
 	f.Int64Var(&o.maxKafkaLead, "max-kafka-lead", -1, "kafka-ahead fails when Kafka is more than N offsets ahead (-1: no limit)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json, or junit (JUnit XML for CI)")
-	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (independent check; not available yet)")
+	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (an independent check)")
 	f.BoolVar(&o.mark, "mark", false, "write the cutover marker /consumers/<group>/zk2kafka-migrated for each group that passes")
 	return c
 }
@@ -89,9 +89,6 @@ func (o *verifyOptions) validate() error {
 }
 
 func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions) error {
-	if o.viaTopic && d.viaTopic == nil {
-		return fmt.Errorf("migrate verify: %w", errViaTopicUnavailable)
-	}
 	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return err

@@ -62,7 +62,6 @@ func TestVerifyVerdictsAndExitCodes(t *testing.T) {
 		{name: "strict and lead", args: []string{"migrate", "verify", "--strict", "--max-kafka-lead", "3"}, wantCode: ExitError, wantErr: "--strict already"},
 		{name: "bad output", args: []string{"migrate", "verify", "-o", "xml"}, wantCode: ExitError, wantErr: "--output"},
 		{name: "policy flags are not verify's", args: []string{"migrate", "verify", "--on-conflict", "zk"}, wantCode: ExitError, wantErr: "unknown flag"},
-		{name: "via topic not wired yet", args: []string{"migrate", "verify", "--via-topic"}, wantCode: ExitError, wantErr: "not available yet"},
 		{name: "via topic reads its own commits", args: []string{"migrate", "verify", "--via-topic"}, wantCode: ExitUnsafe,
 			setup: viaTopic(fakeSource{committed: map[string]map[migrate.TopicPartition]int64{
 				"g1": {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 30},

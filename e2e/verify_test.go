@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"encoding/xml"
 	"slices"
 	"strings"
@@ -49,6 +50,11 @@ func TestVerifyVerdicts(t *testing.T) {
 
 	r := e.mustCLI(2, "migrate", "verify", "-o", "json")
 	rep := decodeJSON[verify.Report](t, r)
+	// The independent path, decoding __consumer_offsets itself, must reach the same report.
+	viaTopic := decodeJSON[verify.Report](t, e.mustCLI(2, "migrate", "verify", "-o", "json", "--via-topic"))
+	if a, b := statusLines(rep), statusLines(viaTopic); !slices.Equal(a, b) {
+		t.Fatalf("OffsetFetch and __consumer_offsets disagree:\nfetch: %q\ntopic: %q", a, b)
+	}
 	if rep.Pass || rep.Summary.Groups != len(groups) || rep.Summary.GroupsPassed != 2 {
 		t.Fatalf("report: pass %t, summary %+v\n%s", rep.Pass, rep.Summary, r)
 	}
@@ -175,4 +181,15 @@ func TestVerifyMarkAfterCopy(t *testing.T) {
 	}
 	// Verifying again rewrites the markers: a second --mark is fine.
 	e.mustCLI(0, "migrate", "verify", "--mark", "--group", g1)
+}
+
+// statusLines flattens a report to "group topic/partition status" lines, in report order.
+func statusLines(r verify.Report) []string {
+	var out []string
+	for _, g := range r.Groups {
+		for _, p := range g.Partitions {
+			out = append(out, fmt.Sprintf("%s %s/%d %s", g.Group, p.Topic, p.Partition, p.Status))
+		}
+	}
+	return out
 }
