@@ -33,7 +33,7 @@ func (c *Client) OffsetsRetention(ctx context.Context) (time.Duration, error) {
 				Type: sarama.BrokerResource, Name: strconv.Itoa(int(b.ID())), ConfigNames: []string{retentionConfig},
 			}},
 		}
-		resp, err := call(ctx, func() (*sarama.DescribeConfigsResponse, error) { return b.DescribeConfigs(req) })
+		resp, err := Call(ctx, func() (*sarama.DescribeConfigsResponse, error) { return b.DescribeConfigs(req) })
 		if err != nil {
 			return fmt.Errorf("describe config of broker %d (%s): %w", b.ID(), b.Addr(), err)
 		}
@@ -81,7 +81,7 @@ func describeConfigsVersion(v sarama.KafkaVersion) int16 {
 // itself, by id).
 func (c *Client) anyBroker(ctx context.Context, refresh bool) (*sarama.Broker, error) {
 	if refresh {
-		if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); err != nil {
+		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); err != nil {
 			return nil, fmt.Errorf("refresh brokers: %w", err)
 		}
 	}
@@ -100,12 +100,12 @@ func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32)
 		return fmt.Errorf("create topic %q: partitions must be positive, got %d", name, partitions)
 	}
 	// The admin shares c's client: closing it would close c, so it is not closed.
-	admin, err := call(ctx, func() (sarama.ClusterAdmin, error) { return sarama.NewClusterAdminFromClient(c.sc) })
+	admin, err := Call(ctx, func() (sarama.ClusterAdmin, error) { return sarama.NewClusterAdminFromClient(c.sc) })
 	if err != nil {
 		return fmt.Errorf("create topic %q: %w", name, err)
 	}
 	detail := &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: 1}
-	_, err = call(ctx, func() (struct{}, error) { return struct{}{}, admin.CreateTopic(name, detail, false) })
+	_, err = Call(ctx, func() (struct{}, error) { return struct{}{}, admin.CreateTopic(name, detail, false) })
 	existed := errors.Is(err, sarama.ErrTopicAlreadyExists)
 	// A topic of thousands of partitions can take longer than the request timeout; the
 	// controller goes on creating it, so a timeout means "wait and see", not failure.

@@ -196,11 +196,11 @@ func newBackOff() *backoff.ExponentialBackOff {
 func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*sarama.Broker, error) {
 	sc := c.forGroup(group)
 	if refresh {
-		if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, sc.RefreshCoordinator(group) }); err != nil {
+		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, sc.RefreshCoordinator(group) }); err != nil {
 			return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
 		}
 	}
-	b, err := call(ctx, func() (*sarama.Broker, error) { return sc.Coordinator(group) })
+	b, err := Call(ctx, func() (*sarama.Broker, error) { return sc.Coordinator(group) })
 	if err != nil {
 		return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
 	}

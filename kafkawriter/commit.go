@@ -93,7 +93,7 @@ func (c *Client) commitAttempt(ctx context.Context, group string, commits []migr
 			continue
 		}
 		req := newCommitRequest(c.sc.Config(), group, chunk)
-		resp, err := call(ctx, func() (*sarama.OffsetCommitResponse, error) { return b.CommitOffset(req) })
+		resp, err := Call(ctx, func() (*sarama.OffsetCommitResponse, error) { return b.CommitOffset(req) })
 		if err != nil {
 			err = fmt.Errorf("commit %d offsets of group %q on coordinator %d (%s): %w", len(chunk), group, b.ID(), b.Addr(), err)
 			for _, i := range idx {

@@ -92,9 +92,9 @@ func kerrOrNil(k sarama.KError) error {
 	return k
 }
 
-// call runs f, a blocking sarama call that takes no context, and returns early when ctx ends.
+// Call runs f, a blocking sarama call that takes no context, and returns early when ctx ends.
 // f keeps running in its goroutine until sarama's own timeouts end it; its result is dropped.
-func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
+func Call[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, err

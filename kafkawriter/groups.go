@@ -132,7 +132,7 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) (map[strin
 // 4.x) is invisible to DescribeGroups v0-v5, which calls it Dead even with live members.
 func (c *Client) describeOn(ctx context.Context, b *sarama.Broker, groups []string) (map[string]migrate.GroupState, []error, error) {
 	req := &sarama.DescribeGroupsRequest{Groups: groups, Version: describeGroupsVersion(c.version)}
-	resp, err := call(ctx, func() (*sarama.DescribeGroupsResponse, error) { return b.DescribeGroups(req) })
+	resp, err := Call(ctx, func() (*sarama.DescribeGroupsResponse, error) { return b.DescribeGroups(req) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("describe %d groups on coordinator %d (%s): %w", len(groups), b.ID(), b.Addr(), err)
 	}
@@ -189,7 +189,7 @@ func (c *Client) describeConsumerGroups(ctx context.Context, b *sarama.Broker, g
 	}
 	req := sarama.NewConsumerGroupDescribeRequest(c.version)
 	req.GroupIDs = groups
-	resp, err := call(ctx, func() (*sarama.ConsumerGroupDescribeResponse, error) { return b.ConsumerGroupDescribe(req) })
+	resp, err := Call(ctx, func() (*sarama.ConsumerGroupDescribeResponse, error) { return b.ConsumerGroupDescribe(req) })
 	if errors.Is(err, sarama.ErrUnsupportedVersion) {
 		return out, nil
 	}
@@ -222,7 +222,7 @@ func (c *Client) FetchCommitted(ctx context.Context, group string) (map[migrate.
 			return err
 		}
 		req := sarama.NewOffsetFetchRequest(c.version, group, nil) // nil: all partitions (v2+)
-		resp, err := call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
+		resp, err := Call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
 		if err != nil {
 			return fmt.Errorf("fetch offsets of group %q from coordinator %d (%s): %w", group, b.ID(), b.Addr(), err)
 		}

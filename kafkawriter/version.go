@@ -110,14 +110,14 @@ func probeOne(ctx context.Context, cfg Config, addr string) (map[int16]apiRange,
 		return nil, err
 	}
 	defer closeBroker(cfg.Logger, b)
-	if _, err := call(ctx, b.Connected); err != nil {
+	if _, err := Call(ctx, b.Connected); err != nil {
 		return nil, err
 	}
-	resp, err := call(ctx, func() (*sarama.ApiVersionsResponse, error) {
+	resp, err := Call(ctx, func() (*sarama.ApiVersionsResponse, error) {
 		return b.ApiVersions(&sarama.ApiVersionsRequest{Version: 3, ClientSoftwareName: "zk2kafka", ClientSoftwareVersion: "1"})
 	})
 	if err == nil && resp.ErrorCode == int16(sarama.ErrUnsupportedVersion) {
-		resp, err = call(ctx, func() (*sarama.ApiVersionsResponse, error) {
+		resp, err = Call(ctx, func() (*sarama.ApiVersionsResponse, error) {
 			return b.ApiVersions(&sarama.ApiVersionsRequest{Version: 0})
 		})
 	}

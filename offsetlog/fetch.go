@@ -9,6 +9,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 )
 
 const (
@@ -113,7 +114,7 @@ func (r *Reader) bounds(ctx context.Context, all []*progress) error {
 			for _, p := range ps {
 				req.AddBlock(Topic, p.part, at, 1)
 			}
-			resp, err := call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
+			resp, err := kafkawriter.Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
 			if err != nil {
 				return fmt.Errorf("list offsets of %s on broker %d (%s): %w", Topic, b.ID(), b.Addr(), err)
 			}
@@ -140,7 +141,7 @@ func (r *Reader) bounds(ctx context.Context, all []*progress) error {
 func (r *Reader) leaders(ctx context.Context, ps []*progress) (map[*sarama.Broker][]*progress, error) {
 	out := map[*sarama.Broker][]*progress{}
 	for _, p := range ps {
-		b, err := call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(Topic, p.part) })
+		b, err := kafkawriter.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(Topic, p.part) })
 		if err != nil {
 			return nil, fmt.Errorf("leader of %s partition %d: %w", Topic, p.part, err)
 		}
@@ -199,7 +200,7 @@ func (r *Reader) fetch(ctx context.Context, b *sarama.Broker, ps []*progress) er
 	for _, p := range ps {
 		req.AddBlock(Topic, p.part, p.next, p.maxBytes, -1)
 	}
-	resp, err := call(ctx, func() (*sarama.FetchResponse, error) { return b.Fetch(req) })
+	resp, err := kafkawriter.Call(ctx, func() (*sarama.FetchResponse, error) { return b.Fetch(req) })
 	if err != nil {
 		return fmt.Errorf("fetch %s from broker %d (%s): %w", Topic, b.ID(), b.Addr(), err)
 	}

@@ -230,7 +230,7 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string) (Offsets, Stat
 }
 
 func (r *Reader) partitionCount(ctx context.Context) (int32, error) {
-	parts, err := call(ctx, func() ([]int32, error) {
+	parts, err := kafkawriter.Call(ctx, func() ([]int32, error) {
 		if err := r.client.RefreshMetadata(Topic); err != nil {
 			return nil, err
 		}

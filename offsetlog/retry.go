@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/cenkalti/backoff/v5"
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 )
 
 // errThrottled is a fetch the broker answered empty because of a quota (KIP-219).
@@ -22,7 +23,7 @@ func (r *Reader) retry(ctx context.Context, what string, op func() error) error 
 	attempt := 0
 	_, err := backoff.Retry(ctx, func() (struct{}, error) {
 		if attempt > 0 {
-			if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, r.client.RefreshMetadata(Topic) }); err != nil {
+			if _, err := kafkawriter.Call(ctx, func() (struct{}, error) { return struct{}{}, r.client.RefreshMetadata(Topic) }); err != nil {
 				r.log.Debug("refresh metadata before retry", "topic", Topic, "err", err)
 			}
 		}
@@ -76,30 +77,6 @@ func retriable(err error) bool {
 func isNetError(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne)
-}
-
-// call runs f, a blocking sarama call that takes no context, and returns early when ctx ends.
-// f keeps running in its goroutine until sarama's own timeouts end it; its result is dropped.
-func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	var zero T
-	if err := ctx.Err(); err != nil {
-		return zero, err
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	}
 }
 
 // errPermanent marks an error no retry can cure (corrupt data, deleted records).
