@@ -65,7 +65,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.BoolVar(&o.execute, "execute", false, "really write into Kafka (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.IntVar(&o.batchGroups, "batch-groups", 32, "groups re-checked and written together")
+	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
 	f.IntVar(&o.parallel, "parallel", 8, "groups committed at once")
 	return c
 }

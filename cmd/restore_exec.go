@@ -24,6 +24,7 @@ func restoreKafka(ctx context.Context, kafka kafkaStore, plan *archive.Plan, bac
 		return fmt.Errorf("%w: nothing was written", err)
 	}
 	// Every record is on disk before the first commit: prepare everything, then write.
+	var toBackUp []migrate.GroupResult
 	for _, g := range plan.Groups {
 		var recs []migrate.PartitionResult
 		for _, it := range g.Items {
@@ -31,13 +32,13 @@ func restoreKafka(ctx context.Context, kafka kafkaStore, plan *archive.Plan, bac
 				recs = append(recs, migrate.PartitionResult{Topic: it.Topic, Partition: it.Partition, Target: *it.Offset, Before: it.Current})
 			}
 		}
-		if len(recs) == 0 {
-			continue
+		if len(recs) > 0 {
+			toBackUp = append(toBackUp, migrate.GroupResult{Group: g.Group, Partitions: recs})
 		}
-		if err := b.Record(ctx, g.Group, recs); err != nil {
-			settleRestore(plan, migrate.StatusFailed, "not written: the backup failed")
-			return errors.Join(fmt.Errorf("backup of group %q: %w: nothing was written", g.Group, err), b.Close())
-		}
+	}
+	if err := b.Record(ctx, toBackUp); err != nil {
+		settleRestore(plan, migrate.StatusFailed, "not written: the backup failed")
+		return errors.Join(fmt.Errorf("backup: %w: nothing was written", err), b.Close())
 	}
 	if err := b.Close(); err != nil {
 		settleRestore(plan, migrate.StatusFailed, "not written: the backup failed")

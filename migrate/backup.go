@@ -54,14 +54,16 @@ func CreateBackup(path string, fingerprint string, now time.Time) (*FileBackup, 
 // Path is the backup file's path.
 func (b *FileBackup) Path() string { return b.path }
 
-// Record appends one line per partition about to be written and syncs the file.
-func (b *FileBackup) Record(ctx context.Context, group string, items []PartitionResult) error {
+// Record appends one line per partition about to be written and syncs the file once.
+func (b *FileBackup) Record(ctx context.Context, groups []GroupResult) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	lines := make([]any, len(items))
-	for i, it := range items {
-		lines[i] = BackupRecord{Group: group, Topic: it.Topic, Partition: it.Partition, KafkaBefore: it.Before, Target: it.Target}
+	var lines []any
+	for _, g := range groups {
+		for _, it := range g.Partitions {
+			lines = append(lines, BackupRecord{Group: g.Group, Topic: it.Topic, Partition: it.Partition, KafkaBefore: it.Before, Target: it.Target})
+		}
 	}
 	return b.writeLines(lines...)
 }

@@ -56,9 +56,10 @@ func (r CopyResult) Counts() map[PartitionStatus]int {
 }
 
 // Backup records, durably, what a copy is about to overwrite: it must return only once the
-// record is safe on disk, because the commit follows at once.
+// records are safe on disk, because the commits follow at once. One call covers a whole batch
+// of groups, so a copy pays one sync per batch, not one per group.
 type Backup interface {
-	Record(ctx context.Context, group string, items []PartitionResult) error
+	Record(ctx context.Context, groups []GroupResult) error
 }
 
 // Copier executes a plan's writes.
@@ -69,7 +70,7 @@ type Copier struct {
 	Backup    Backup // required when executing
 	// Metadata gives the provenance string committed with an entry (nil: none).
 	Metadata func(group string, e Entry) string
-	// BatchGroups is how many groups are re-checked and committed together (default 32).
+	// BatchGroups is how many groups are re-checked and committed together (default 32; the CLI uses 128).
 	BatchGroups int
 	// Parallel bounds concurrent group commits within a batch (default 8).
 	Parallel int
@@ -130,13 +131,16 @@ func (c *Copier) runBatch(ctx context.Context, plan Plan, chunk []GroupWrites, e
 	if !execute {
 		return results, nil
 	}
+	var toBackUp []GroupResult
 	for i := range chunk {
-		if len(commits[i]) == 0 {
-			continue
+		if len(commits[i]) > 0 {
+			toBackUp = append(toBackUp, GroupResult{Group: chunk[i].Group, Partitions: pending(results[i])})
 		}
-		if err := c.Backup.Record(ctx, chunk[i].Group, pending(results[i])); err != nil {
+	}
+	if len(toBackUp) > 0 {
+		if err := c.Backup.Record(ctx, toBackUp); err != nil {
 			settle(results, statusPending, StatusFailed, "not written: the backup failed")
-			return results, fmt.Errorf("backup of group %q: %w: nothing of this batch was written", chunk[i].Group, err)
+			return results, fmt.Errorf("backup: %w: nothing of this batch was written", err)
 		}
 	}
 	c.commitAll(ctx, chunk, results, commits)

@@ -17,14 +17,16 @@ type memBackup struct {
 	fail    error
 }
 
-func (b *memBackup) Record(_ context.Context, group string, items []migrate.PartitionResult) error {
+func (b *memBackup) Record(_ context.Context, groups []migrate.GroupResult) error {
 	if b.fail != nil {
 		return b.fail
 	}
 	if b.records == nil {
 		b.records = map[string][]migrate.PartitionResult{}
 	}
-	b.records[group] = append(b.records[group], items...)
+	for _, g := range groups {
+		b.records[g.Group] = append(b.records[g.Group], g.Partitions...)
+	}
 	return nil
 }
 
