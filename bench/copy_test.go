@@ -1,0 +1,124 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// BenchmarkCopy measures `migrate copy --execute` (migrate.Copier over the real adapters, CLI
+// defaults: 32 groups per batch, 8 in parallel, backup file, re-check and read-back) against a
+// naive writer that sends one OffsetCommit per partition.
+//
+// Every copy iteration really writes all n partitions: before it, with the timer stopped, the
+// benchmark deletes its own groups from Kafka (DeleteGroups), plans afresh and checks that the
+// plan is n zk-only writes. The time is Copier.Run alone: the plan is read once more than the
+// CLI does, outside the timer, because the CLI's own plan is measured by BenchmarkPlan.
+func BenchmarkCopy(b *testing.B) {
+	for _, n := range sizes(b) {
+		b.Run(sizeName(n), func(b *testing.B) { benchCopy(b, n) })
+	}
+}
+
+func benchCopy(b *testing.B, n int) {
+	f := newFixture(b, n)
+	ctx := context.Background()
+	sc, err := newSarama(f.stack.Kafka)
+	if err != nil {
+		b.Fatal(err)
+	}
+	groups := make([]string, f.spec.Groups)
+	for i := range groups {
+		groups[i] = f.spec.GroupName(i)
+	}
+	b.Cleanup(func() {
+		if err := deleteGroups(sc, groups); err != nil {
+			b.Errorf("delete the benchmark's groups: %v", err)
+		}
+		if err := sc.Close(); err != nil {
+			b.Errorf("close kafka client: %v", err)
+		}
+	})
+	legacy, kafka := openAdapters(b, f)
+	metadata := func(_ string, e migrate.Entry) string { return kafkawriter.ProvenanceMetadata("bench", e.Mtime) }
+	var naiveRate, copyRate float64
+
+	b.Run("naive", func(b *testing.B) {
+		plan := readPlan(b, ctx, legacy, kafka)
+		checkAllWrites(b, plan, n)
+		writes := naiveWrites(plan, metadata, envLimit(b, EnvNaiveMax, defaultNaiveMax))
+		if len(writes) < n {
+			b.Logf("naive writer measured on the first %d of %d partitions (%s): one request each", len(writes), n, EnvNaiveMax)
+		}
+		plan = migrate.Plan{}
+		runtime.GC() // the plan's garbage must not be collected on the naive writer's time
+		for b.Loop() {
+			if err := naiveCommit(sc, writes); err != nil {
+				b.Fatal(err)
+			}
+		}
+		naiveRate = rate(b, len(writes))
+	})
+
+	b.Run("copy", func(b *testing.B) {
+		dir := b.TempDir()
+		iter := 0
+		for b.Loop() {
+			b.StopTimer()
+			if err := deleteGroups(sc, groups); err != nil {
+				b.Fatal(err)
+			}
+			plan := readPlan(b, ctx, legacy, kafka)
+			checkAllWrites(b, plan, n)
+			iter++
+			backup, err := migrate.CreateBackup(filepath.Join(dir, fmt.Sprintf("backup-%d.jsonl", iter)), plan.Fingerprint, time.Now())
+			if err != nil {
+				b.Fatal(err)
+			}
+			copier := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup,
+				Metadata: metadata, BatchGroups: 32, Parallel: 8}
+			runtime.GC() // start each copy from a clean heap, as the CLI does
+			b.StartTimer()
+
+			res, err := copier.Run(ctx, plan, true)
+
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := backup.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if c := res.Counts(); c[migrate.StatusWritten] != n {
+				b.Fatalf("copy: %v, want %d written and read back", c, n)
+			}
+			b.StartTimer()
+		}
+		copyRate = rate(b, n)
+	})
+
+	if naiveRate > 0 && copyRate > 0 {
+		b.Logf("RATIOS copy offsets=%d: copy/naive speed %.1fx (target >= 20), copy %.0f offsets/s, naive %.0f offsets/s",
+			n, copyRate/naiveRate, copyRate, naiveRate)
+	}
+}
+
+// naiveWrites takes the first max writes of the plan, with the metadata copy would send.
+func naiveWrites(plan migrate.Plan, metadata func(string, migrate.Entry) string, max int) []naiveWrite {
+	var out []naiveWrite
+	for _, gw := range plan.Writes() {
+		for _, e := range gw.Entries {
+			if len(out) == max {
+				return out
+			}
+			out = append(out, naiveWrite{group: gw.Group, topic: e.Topic, partition: e.Partition, offset: e.Target, metadata: metadata(gw.Group, e)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+// Package bench_test holds the performance benchmarks of issues 3 and 4 against the real local
+// stack: `migrate plan` against a naive serial ZooKeeper reader and a raw pipelined one (the
+// ceiling of this ZooKeeper), and `migrate copy` against a naive one-commit-per-partition writer.
+// They are benchmarks, not timed tests: nothing here asserts a duration. scripts/bench runs them
+// on a stack of its own, computes the ratios from the -bench output and adds peak RSS.
+//
+//	ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env ZK2KAFKA_BENCH_SIZES=10000,100000 \
+//	  go test -run '^$' -bench . -benchtime 1x -timeout 60m ./bench/
+package bench_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/internal/seed"
+	"github.com/zk2kafka/zk2kafka/internal/stacktest"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// Environment of the benchmarks.
+const (
+	// EnvSizes lists the sizes in offsets, comma separated (default "10000"); each must be a
+	// positive multiple of offsetsPerGroup.
+	EnvSizes = "ZK2KAFKA_BENCH_SIZES"
+	// EnvNaiveMax bounds the partitions the naive writer commits (default 10000): one request
+	// per partition makes it far too slow for 100k and more, and its rate does not depend on
+	// how many partitions there are, so a subset gives the same offsets/s.
+	EnvNaiveMax = "ZK2KAFKA_BENCH_NAIVE_MAX"
+	// EnvSerialMax bounds the offset znodes the serial reader reads (default: all), for the
+	// same reason at 1M.
+	EnvSerialMax = "ZK2KAFKA_BENCH_SERIAL_MAX"
+)
+
+// The seeded shape: every group has 10 topics x 10 partitions of a shared pool of 10 topics.
+const (
+	topicsPerGroup   = 10
+	partitions       = 10
+	offsetsPerGroup  = topicsPerGroup * partitions
+	recordsPerPart   = 1000
+	defaultNaiveMax  = 10000
+	benchSeedTimeout = 30 * time.Minute
+)
+
+func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+
+// sizes parses EnvSizes.
+func sizes(b *testing.B) []int {
+	b.Helper()
+	raw := os.Getenv(EnvSizes)
+	if raw == "" {
+		raw = "10000"
+	}
+	var out []int
+	for f := range strings.SplitSeq(raw, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || n%offsetsPerGroup != 0 {
+			b.Fatalf("%s=%q: %q is not a positive multiple of %d", EnvSizes, raw, f, offsetsPerGroup)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// envLimit reads an optional positive bound; def when unset.
+func envLimit(b *testing.B, name string, def int) int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// fixture is one seeded legacy store: n offsets under a chroot of their own, with topics in
+// Kafka that hold them (log end 1000, every offset in range), so a plan is all zk-only writes.
+type fixture struct {
+	stack  *stacktest.Stack
+	spec   seed.Spec // with the chroot
+	chroot string
+}
+
+// zkServers is the connect string the adapters and the CLI get: the chroot isolates the
+// benchmark's groups from everything else on a shared ZooKeeper.
+func (f *fixture) zkServers() string { return f.stack.ZK + f.chroot }
+
+// newFixture seeds n offsets once, outside any timing, and removes the znodes and topics when b
+// ends. Names are unique to the run, so a shared stack is safe.
+func newFixture(b *testing.B, n int) *fixture {
+	b.Helper()
+	st := stacktest.Get(b)
+	f := &fixture{stack: st, chroot: "/" + stacktest.Name(b, "bench")}
+	f.spec = seed.Spec{
+		Seed: int64(n), Groups: n / offsetsPerGroup, TopicsPerGroup: topicsPerGroup, Topics: topicsPerGroup,
+		Partitions: partitions, Records: recordsPerPart,
+		GroupPrefix: stacktest.Name(b, "g"), TopicPrefix: stacktest.Name(b, "t"), Chroot: f.chroot,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), benchSeedTimeout)
+	defer cancel()
+	// Cleanup is registered before seeding so that a half-done seed is removed too.
+	b.Cleanup(func() { f.remove(b) })
+	start := time.Now()
+	res, err := seed.Run(ctx, st.ZK, []string{st.Kafka}, f.spec, quietLogger())
+	if err != nil {
+		b.Fatalf("seed %d offsets: %v", n, err)
+	}
+	res.Close()
+	f.spec = res.Spec
+	b.Logf("seeded %d offsets (%d groups) under %s in %s (zookeeper %s)", res.Offsets, f.spec.Groups, f.chroot,
+		time.Since(start).Round(time.Millisecond), res.ZKTime.Round(time.Millisecond))
+	return f
+}
+
+// offsetPaths lists every offset znode of the fixture, in seeding order.
+func (f *fixture) offsetPaths() []string {
+	paths := make([]string, 0, f.spec.Offsets())
+	p := seed.Paths{Chroot: f.chroot}
+	f.spec.Each(func(k migrate.Key, _ int64) bool {
+		paths = append(paths, p.Offset(k.Group, k.Topic, k.Partition))
+		return true
+	})
+	return paths
+}
+
+func (f *fixture) remove(b *testing.B) {
+	start := time.Now()
+	if err := removeTree(f.stack.ZK, f.chroot); err != nil {
+		b.Errorf("remove %s: %v", f.chroot, err)
+	}
+	if err := deleteTopics(f.stack.Kafka, f.spec.TopicNames()); err != nil {
+		b.Errorf("delete the benchmark's topics: %v", err)
+	}
+	b.Logf("removed %s and %d topics in %s", f.chroot, f.spec.Topics, time.Since(start).Round(time.Millisecond))
+}
+
+// quietLogger keeps the adapters' and the seeder's progress lines out of the -bench output,
+// which scripts/bench parses; warnings still show.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// rate reports offsets/s for perOp offsets per iteration and returns it.
+func rate(b *testing.B, perOp int) float64 {
+	r := float64(perOp) * float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(r, "offsets/s")
+	return r
+}
+
+// sizeName names a size sub-benchmark: BenchmarkPlan/10000/serial.
+func sizeName(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,171 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader"
+)
+
+// poolSetting is one raw-reader configuration of the sweep.
+type poolSetting struct{ conns, inflight int }
+
+// rawSweep lists the pool settings tried once per size, before timing, to find this
+// ZooKeeper's best: from one pipelined connection to more sessions than cores.
+func rawSweep() []poolSetting {
+	return []poolSetting{{1, 64}, {2, 128}, {4, 256}, {4, 512}, {8, 512}, {8, 1024}, {16, 1024}}
+}
+
+// sweepSample bounds the znodes each sweep setting reads: the rate is flat beyond a few seconds.
+const sweepSample = 50000
+
+// BenchmarkPlan measures `migrate plan` (ReadInputs + Build over the real adapters, with the
+// CLI's default pool) against the naive serial reader and the raw pipelined reader, over the
+// same seeded tree. Each reports offsets/s; the final log line gives the ratios of this run.
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range sizes(b) {
+		b.Run(sizeName(n), func(b *testing.B) { benchPlan(b, n) })
+	}
+}
+
+func benchPlan(b *testing.B, n int) {
+	f := newFixture(b, n)
+	paths := f.offsetPaths()
+	var serialRate, rawRate, planRate float64
+
+	b.Run("serial", func(b *testing.B) {
+		c, err := dialZK(f.stack.ZK)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		want := min(n, envLimit(b, EnvSerialMax, n))
+		if want < n {
+			b.Logf("serial reader limited to the first %d of %d offsets (%s)", want, n, EnvSerialMax)
+		}
+		runtime.GC() // the seeding's garbage must not be collected on this reader's time
+		for b.Loop() {
+			got, err := serialRead(c, f.chroot, want)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got != want {
+				b.Fatalf("serial reader read %d offsets, want %d", got, want)
+			}
+		}
+		serialRate = rate(b, want)
+	})
+
+	best := sweepRaw(b, f.stack.ZK, paths[:min(len(paths), sweepSample)])
+	b.Run("raw-pipelined", func(b *testing.B) {
+		conns, err := dialPool(f.stack.ZK, best.conns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer closePool(conns)
+		runtime.GC()
+		for b.Loop() {
+			if err := rawFetch(conns, best.inflight, paths); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rawRate = rate(b, n)
+	})
+
+	b.Run("plan", func(b *testing.B) {
+		ctx := context.Background()
+		legacy, kafka := openAdapters(b, f)
+		b.ReportAllocs()
+		runtime.GC()
+		for b.Loop() {
+			plan := readPlan(b, ctx, legacy, kafka)
+			checkAllWrites(b, plan, n)
+		}
+		planRate = rate(b, n)
+	})
+
+	if serialRate > 0 && rawRate > 0 && planRate > 0 {
+		b.Logf("RATIOS plan offsets=%d: plan/serial speed %.2fx (target >= 4), plan time/raw time %.2f (target <= 1.25); raw pool conns=%d inflight=%d",
+			n, planRate/serialRate, rawRate/planRate, best.conns, best.inflight)
+	}
+}
+
+// sweepRaw times each pool setting once over sample and returns the fastest.
+func sweepRaw(b *testing.B, servers string, sample []string) poolSetting {
+	b.Helper()
+	var best poolSetting
+	bestRate := 0.0
+	for _, s := range rawSweep() {
+		conns, err := dialPool(servers, s.conns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		err = rawFetch(conns, s.inflight, sample)
+		el := time.Since(start)
+		closePool(conns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := float64(len(sample)) / el.Seconds()
+		b.Logf("raw sweep: conns=%d inflight=%d: %.0f gets/s", s.conns, s.inflight, r)
+		if r > bestRate {
+			best, bestRate = s, r
+		}
+	}
+	return best
+}
+
+// openAdapters opens the adapters as `migrate plan` and `migrate copy` do with default flags.
+func openAdapters(b *testing.B, f *fixture) (*zkreader.Reader, *kafkawriter.Client) {
+	b.Helper()
+	ctx := context.Background()
+	legacy, err := zkreader.Open(ctx, zkreader.Config{Servers: f.zkServers(), Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(legacy.Close)
+	kafka, err := kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: []string{f.stack.Kafka}, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := kafka.Close(); err != nil {
+			b.Errorf("close kafka client: %v", err)
+		}
+	})
+	return legacy, kafka
+}
+
+// readPlan is what `migrate plan` computes: one read of both stores and the plan over it.
+func readPlan(b *testing.B, ctx context.Context, legacy migrate.LegacyStore, kafka migrate.KafkaState) migrate.Plan {
+	b.Helper()
+	in, err := migrate.ReadInputs(ctx, legacy, kafka, migrate.Filter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan, err := migrate.Build(in, migrate.DefaultPolicy(), time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return plan
+}
+
+// checkAllWrites fails unless the plan covers n partitions, every one a zk-only write: a
+// benchmark that silently planned less (or wrote nothing) would measure nothing.
+func checkAllWrites(b *testing.B, plan migrate.Plan, n int) {
+	b.Helper()
+	s := plan.Summary()
+	if s.Partitions != n || s.ByClass[migrate.ClassZKOnly] != n || s.ByAction[migrate.ActionWrite] != n {
+		b.Fatalf("plan: %s, want %d zk-only writes", summaryLine(s), n)
+	}
+}
+
+func summaryLine(s migrate.Summary) string {
+	return fmt.Sprintf("%d groups, %d partitions, classes %v, actions %v", s.Groups, s.Partitions, s.ByClass, s.ByAction)
+}
