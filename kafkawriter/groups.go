@@ -23,33 +23,26 @@ type Committed struct {
 }
 
 // Groups implements migrate.KafkaState: the coordinator's state and member count of each
-// group (DescribeGroups, one request per coordinator) and its committed offsets (OffsetFetch,
-// one request per group covering all its partitions), Parallel groups at a time.
+// group (DescribeGroups, one request per coordinator) and its committed offsets
+// (FetchCommittedMany: many groups per OffsetFetch on Kafka 3.0+, one per group before).
 func (c *Client) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	names := uniqueSorted(groups)
 	states, err := c.describeGroups(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
-	err = forEach(ctx, c.cfg.Parallel, names, func(ctx context.Context, g string) error {
-		committed, err := c.FetchCommitted(ctx, g)
-		if err != nil {
-			return err
-		}
-		offsets := make(map[migrate.TopicPartition]int64, len(committed))
-		for tp, co := range committed {
+	committed, err := c.FetchCommittedMany(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range names {
+		offsets := make(map[migrate.TopicPartition]int64, len(committed[g]))
+		for tp, co := range committed[g] {
 			offsets[tp] = co.Offset
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		s := states[g]
 		s.Committed = offsets
 		states[g] = s
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return states, nil
 }
@@ -239,19 +232,8 @@ func (c *Client) FetchCommitted(ctx context.Context, group string) (map[migrate.
 		} else if resp.Err != sarama.ErrNoError {
 			return fmt.Errorf("fetch offsets of group %q: %w", group, resp.Err)
 		}
-		out = make(map[migrate.TopicPartition]Committed)
-		for topic, parts := range blocks {
-			for p, blk := range parts {
-				if blk.Err != sarama.ErrNoError {
-					return fmt.Errorf("fetch offset of group %q topic %q partition %d: %w", group, topic, p, blk.Err)
-				}
-				if blk.Offset < 0 {
-					continue
-				}
-				out[migrate.TopicPartition{Topic: topic, Partition: p}] = Committed{Offset: blk.Offset, LeaderEpoch: blk.LeaderEpoch, Metadata: blk.Metadata}
-			}
-		}
-		return nil
+		out, err = committedFrom(group, blocks)
+		return err
 	})
 	if err != nil {
 		return nil, err
