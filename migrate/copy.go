@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -79,10 +80,15 @@ type Copier struct {
 }
 
 // Run re-reads the stores for each batch of groups just before writing them, so that the gates
-// (live legacy consumers, an active Kafka group) and the current Kafka offset are checked
-// again: a planned write is committed only when a fresh plan still says write with the same
-// target. Without execute nothing is written. Errors of single partitions are in the result;
-// the error return is for a failure that stopped the run (context cancelled, a store down).
+// (live legacy consumers, an active Kafka group), the ZooKeeper offsets being copied and the
+// current Kafka offsets are checked again: a planned write is committed only when a fresh plan
+// still says write with the same target. Without execute nothing is written. Errors of single
+// partitions are in the result; the error return is for a failure that stopped the run
+// (context cancelled, a store down).
+//
+// The re-check of the next batch runs while the current one is backed up, committed and read
+// back: the batches hold different groups, and the re-check is most of a batch's time. It runs
+// at most one batch ahead, so a re-check is never older than one batch's commits.
 func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
 	if execute && c.Backup == nil {
 		return CopyResult{}, fmt.Errorf("copy: no backup configured: refusing to write")
@@ -93,14 +99,23 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 	if c.BatchGroups == 0 {
 		batch = 32
 	}
-	done := 0
-	for start := 0; start < len(writes); start += batch {
+	chunks := slices.Collect(slices.Chunk(writes, batch))
+	ahead := c.recheckAhead(ctx, plan, chunks)
+	done, groupsDone := 0, 0
+	for _, chunk := range chunks {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", start, len(writes), err)
+			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
 		}
-		chunk := writes[start:min(start+batch, len(writes))]
-		groups, err := c.runBatch(ctx, plan, chunk, execute)
+		ck, ok := <-ahead.results
+		if !ok {
+			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
+		}
+		if ck.err != nil {
+			return res, ck.err
+		}
+		groups, err := c.runBatch(ctx, chunk, ck.fresh, execute)
 		res.Groups = append(res.Groups, groups...)
+		groupsDone += len(chunk)
 		for _, g := range groups {
 			done += len(g.Partitions)
 		}
@@ -108,20 +123,18 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 			c.Progress(done)
 		}
 		if err != nil {
+			ahead.stop()
 			return res, err
 		}
 	}
+	ahead.stop()
 	return res, nil
 }
 
-func (c *Copier) runBatch(ctx context.Context, plan Plan, chunk []GroupWrites, execute bool) ([]GroupResult, error) {
+func (c *Copier) runBatch(ctx context.Context, chunk []GroupWrites, fresh map[string]GroupPlan, execute bool) ([]GroupResult, error) {
 	names := make([]string, len(chunk))
 	for i, w := range chunk {
 		names[i] = w.Group
-	}
-	fresh, err := c.recheck(ctx, plan, names)
-	if err != nil {
-		return nil, err
 	}
 	results := make([]GroupResult, len(chunk))
 	commits := make([][]Commit, len(chunk))
@@ -137,11 +150,12 @@ func (c *Copier) runBatch(ctx context.Context, plan Plan, chunk []GroupWrites, e
 			toBackUp = append(toBackUp, GroupResult{Group: chunk[i].Group, Partitions: pending(results[i])})
 		}
 	}
-	if len(toBackUp) > 0 {
-		if err := c.Backup.Record(ctx, toBackUp); err != nil {
-			settle(results, statusPending, StatusFailed, "not written: the backup failed")
-			return results, fmt.Errorf("backup: %w: nothing of this batch was written", err)
-		}
+	if len(toBackUp) == 0 {
+		return results, nil // nothing to commit, nothing to read back
+	}
+	if err := c.Backup.Record(ctx, toBackUp); err != nil {
+		settle(results, statusPending, StatusFailed, "not written: the backup failed")
+		return results, fmt.Errorf("backup: %w: nothing of this batch was written", err)
 	}
 	c.commitAll(ctx, chunk, results, commits)
 	if err := c.readBack(ctx, names, results); err != nil {
@@ -160,29 +174,6 @@ func settle(results []GroupResult, from, to PartitionStatus, reason string) {
 			}
 		}
 	}
-}
-
-// recheck plans the batch's groups afresh with the plan's policy and topic selection.
-func (c *Copier) recheck(ctx context.Context, plan Plan, groups []string) (map[string]GroupPlan, error) {
-	spec := plan.Filter
-	spec.Groups, spec.GroupRegex, spec.ExcludeGroupRegex = groups, "", ""
-	f, err := NewFilterFromSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	in, err := ReadInputs(ctx, c.Legacy, c.Kafka, f)
-	if err != nil {
-		return nil, fmt.Errorf("re-check before writing: %w", err)
-	}
-	p, err := Build(in, plan.Policy, plan.CreatedAt)
-	if err != nil {
-		return nil, fmt.Errorf("re-check before writing: %w", err)
-	}
-	out := make(map[string]GroupPlan, len(p.Groups))
-	for _, g := range p.Groups {
-		out[g.Group] = g
-	}
-	return out, nil
 }
 
 // decide compares each planned write with the fresh plan of its group.

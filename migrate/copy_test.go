@@ -125,35 +125,54 @@ func TestCopy(t *testing.T) {
 			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusFailed, "g1/t/1": migrate.StatusFailed},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
 	}
+	// Every case runs twice: with the re-check by known znode paths (a LegacyRechecker, as
+	// zkreader is) and with the whole-group re-read of a store without it.
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			legacy, kafka := copyFixture(t)
-			plan := planFor(t, legacy, kafka)
-			if tc.change != nil {
-				tc.change(legacy, kafka)
+		for _, byPath := range []bool{true, false} {
+			name := tc.name + "/whole groups"
+			if byPath {
+				name = tc.name + "/by path"
 			}
-			backup := &memBackup{fail: tc.backupErr}
-			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup, BatchGroups: 1}
-			res, err := c.Run(context.Background(), plan, tc.execute)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
-			}
-			if got := statuses(res); !mapsEqual(got, tc.want) {
-				t.Errorf("statuses = %v, want %v", got, tc.want)
-			}
-			if got := committed(t, kafka, "g1"); !mapsEqual(got, tc.wantG1) {
-				t.Errorf("g1 in kafka = %v, want %v", got, tc.wantG1)
-			}
-			n := 0
-			for _, items := range backup.records {
-				n += len(items)
-			}
-			if n != tc.wantBackup {
-				t.Errorf("backed up %d partitions, want %d", n, tc.wantBackup)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				legacy, kafka := copyFixture(t)
+				plan := planFor(t, legacy, kafka)
+				if tc.change != nil {
+					tc.change(legacy, kafka)
+				}
+				backup := &memBackup{fail: tc.backupErr}
+				var store migrate.LegacyStore = legacy
+				if !byPath {
+					store = legacyOnly{legacy}
+				}
+				c := &migrate.Copier{Legacy: store, Kafka: kafka, Committer: kafka, Backup: backup, BatchGroups: 1}
+				reads := legacy.ReadCalls()
+				res, err := c.Run(context.Background(), plan, tc.execute)
+				if byPath && (legacy.RecheckCalls() == 0 || legacy.ReadCalls() != reads) {
+					t.Errorf("re-check by path: %d rechecks, %d whole-group reads; want rechecks only", legacy.RecheckCalls(), legacy.ReadCalls()-reads)
+				}
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+				}
+				if got := statuses(res); !mapsEqual(got, tc.want) {
+					t.Errorf("statuses = %v, want %v", got, tc.want)
+				}
+				if got := committed(t, kafka, "g1"); !mapsEqual(got, tc.wantG1) {
+					t.Errorf("g1 in kafka = %v, want %v", got, tc.wantG1)
+				}
+				n := 0
+				for _, items := range backup.records {
+					n += len(items)
+				}
+				if n != tc.wantBackup {
+					t.Errorf("backed up %d partitions, want %d", n, tc.wantBackup)
+				}
+			})
+		}
 	}
 }
+
+// legacyOnly hides the fake's LegacyRechecker: copy must then re-read whole groups.
+type legacyOnly struct{ migrate.LegacyStore }
 
 func TestCopyBackupHoldsPriorKafkaOffset(t *testing.T) {
 	legacy, kafka := copyFixture(t)

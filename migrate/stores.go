@@ -33,3 +33,24 @@ type OffsetCommitter interface {
 	// of the whole group (coordinator unreachable after retries, context cancelled).
 	Commit(ctx context.Context, group string, commits []Commit) ([]CommitError, error)
 }
+
+// LegacyRechecker is the cheap re-read copy makes of a batch just before writing it: the
+// groups' liveness registrations and the current value of the offset znodes it is about to
+// copy, read by their known paths without listing the offsets tree again. A LegacyStore that
+// also implements it lets copy re-check a batch at the cost of one read per planned write;
+// otherwise copy re-reads the batch's groups whole.
+type LegacyRechecker interface {
+	// RecheckGroups returns one LegacyGroup per request, in request order, with fresh
+	// LiveConsumers and a fresh read of each requested znode (Offset, Mtime, Invalid; Topic,
+	// Partition and Path as requested). A znode deleted since is absent. Errors are as for
+	// ReadGroups: the re-check as a whole failed.
+	RecheckGroups(ctx context.Context, reqs []RecheckRequest) ([]LegacyGroup, error)
+}
+
+// RecheckRequest names one group and the offset znodes of it to read again.
+type RecheckRequest struct {
+	Group string
+	// Offsets carries Topic, Partition and Path (the full znode path, as the store reported
+	// it) of each znode; other fields are ignored.
+	Offsets []LegacyOffset
+}

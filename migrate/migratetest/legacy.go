@@ -17,11 +17,12 @@ import (
 // LegacyStore is an in-memory migrate.LegacyStore. The zero value is not usable: call
 // NewLegacyStore. It is safe for concurrent use.
 type LegacyStore struct {
-	mu      sync.Mutex
-	groups  map[string]migrate.LegacyGroup
-	listErr error
-	readErr map[string]error
-	reads   int
+	mu       sync.Mutex
+	groups   map[string]migrate.LegacyGroup
+	listErr  error
+	readErr  map[string]error
+	reads    int
+	rechecks int
 }
 
 var _ migrate.LegacyStore = (*LegacyStore)(nil)
@@ -133,4 +134,42 @@ func cloneLegacy(g migrate.LegacyGroup) migrate.LegacyGroup {
 	g.Offsets = slices.Clone(g.Offsets)
 	g.LiveConsumers = slices.Clone(g.LiveConsumers)
 	return g
+}
+
+var _ migrate.LegacyRechecker = (*LegacyStore)(nil)
+
+// RecheckGroups returns each asked group's live consumers and the asked offsets it still holds
+// (matched by path). A group the store does not hold is an error, as in ReadGroups.
+func (s *LegacyStore) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest) ([]migrate.LegacyGroup, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rechecks++
+	out := make([]migrate.LegacyGroup, 0, len(reqs))
+	for _, req := range reqs {
+		if err := s.readErr[req.Group]; err != nil {
+			return nil, fmt.Errorf("recheck group %q: %w", req.Group, err)
+		}
+		g, ok := s.groups[req.Group]
+		if !ok {
+			return nil, fmt.Errorf("recheck group %q: %w", req.Group, migrate.ErrGroupNotFound)
+		}
+		fresh := migrate.LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
+		for _, want := range req.Offsets {
+			if i := slices.IndexFunc(g.Offsets, func(o migrate.LegacyOffset) bool { return o.Path == want.Path }); i >= 0 {
+				fresh.Offsets = append(fresh.Offsets, g.Offsets[i])
+			}
+		}
+		out = append(out, fresh)
+	}
+	return out, nil
+}
+
+// RecheckCalls is how many times RecheckGroups was called.
+func (s *LegacyStore) RecheckCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rechecks
 }

@@ -1,0 +1,154 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// checked is the re-check of one batch: the fresh plan of each of its groups.
+type checked struct {
+	fresh map[string]GroupPlan
+	err   error
+}
+
+// lookahead re-checks the batches in order, one ahead of the writer: results is unbuffered, so
+// the re-check of batch k+1 runs while batch k is written, and k+2 starts only once k+1 was
+// taken.
+type lookahead struct {
+	results chan checked
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+func (c *Copier) recheckAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites) *lookahead {
+	ctx, cancel := context.WithCancel(ctx)
+	la := &lookahead{results: make(chan checked), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(la.done)
+		defer close(la.results)
+		for _, chunk := range chunks {
+			fresh, err := c.recheck(ctx, plan, chunk)
+			select {
+			case la.results <- checked{fresh, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return la
+}
+
+// stop ends the look-ahead and waits for it, so no store call outlives Run.
+func (la *lookahead) stop() {
+	la.cancel()
+	<-la.done
+}
+
+// recheck plans the batch's groups afresh with the plan's policy. With a LegacyRechecker it
+// reads only what the batch's decision depends on: liveness and the planned znodes from
+// ZooKeeper, the batch's topics and groups from Kafka, all at once. Otherwise it re-reads the
+// groups whole with the plan's topic selection.
+func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (map[string]GroupPlan, error) {
+	var in Inputs
+	var err error
+	if rc, ok := c.Legacy.(LegacyRechecker); ok {
+		in, err = c.recheckInputs(ctx, rc, plan, chunk)
+	} else {
+		in, err = c.rereadInputs(ctx, plan, chunk)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("re-check before writing: %w", err)
+	}
+	p, err := Build(in, plan.Policy, plan.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("re-check before writing: %w", err)
+	}
+	out := make(map[string]GroupPlan, len(p.Groups))
+	for _, g := range p.Groups {
+		out[g.Group] = g
+	}
+	return out, nil
+}
+
+// rereadInputs reads the batch's groups whole, as plan does.
+func (c *Copier) rereadInputs(ctx context.Context, plan Plan, chunk []GroupWrites) (Inputs, error) {
+	spec := plan.Filter
+	spec.Groups, spec.GroupRegex, spec.ExcludeGroupRegex = groupNames(chunk), "", ""
+	f, err := NewFilterFromSpec(spec)
+	if err != nil {
+		return Inputs{}, err
+	}
+	return ReadInputs(ctx, c.Legacy, c.Kafka, f)
+}
+
+// recheckInputs reads the batch's inputs by known paths, the three stores' reads in parallel.
+// Every answer must be complete, as ReadInputs demands.
+func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Plan, chunk []GroupWrites) (Inputs, error) {
+	reqs := make([]RecheckRequest, len(chunk))
+	var topics []string
+	for i, w := range chunk {
+		reqs[i].Group = w.Group
+		for _, e := range w.Entries {
+			reqs[i].Offsets = append(reqs[i].Offsets, LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
+			topics = append(topics, e.Topic)
+		}
+	}
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	names := groupNames(chunk)
+	in := Inputs{Filter: plan.Filter, Retention: time.Duration(plan.Retention)}
+	var wg sync.WaitGroup
+	var errs [3]error
+	wg.Go(func() { in.Legacy, errs[0] = rc.RecheckGroups(ctx, reqs) })
+	if len(topics) > 0 { // never an empty metadata request: it means "all topics"
+		wg.Go(func() { in.Topics, errs[1] = c.Kafka.Topics(ctx, topics) })
+	}
+	wg.Go(func() { in.Groups, errs[2] = c.Kafka.Groups(ctx, names) })
+	wg.Wait()
+	if errs[0] != nil {
+		errs[0] = fmt.Errorf("re-read %d legacy groups: %w", len(names), errs[0])
+	}
+	if errs[1] != nil {
+		errs[1] = fmt.Errorf("describe %d topics in kafka: %w", len(topics), errs[1])
+	}
+	if errs[2] != nil {
+		errs[2] = fmt.Errorf("read %d groups from kafka: %w", len(names), errs[2])
+	}
+	if err := errors.Join(errs[:]...); err != nil {
+		return Inputs{}, err
+	}
+	if len(in.Legacy) != len(names) {
+		return Inputs{}, fmt.Errorf("re-read %d legacy groups: the store returned %d", len(names), len(in.Legacy))
+	}
+	for i, g := range in.Legacy {
+		if g.Group != names[i] {
+			return Inputs{}, fmt.Errorf("re-read legacy group %q: the store returned %q in its place", names[i], g.Group)
+		}
+	}
+	for _, t := range topics {
+		if _, ok := in.Topics[t]; !ok {
+			return Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
+		}
+	}
+	for _, g := range names {
+		if _, ok := in.Groups[g]; !ok {
+			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g)
+		}
+	}
+	return in, nil
+}
+
+func groupNames(chunk []GroupWrites) []string {
+	names := make([]string, len(chunk))
+	for i, w := range chunk {
+		names[i] = w.Group
+	}
+	return names
+}
