@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,9 +23,7 @@ type planJSON struct {
 func renderPlan(w io.Writer, format string, p migrate.Plan) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(planJSON{Plan: p, Summary: p.Summary(), Safe: p.Safe()})
+		return writePlanJSON(w, p)
 	case "csv":
 		return writeResetCSV(w, p)
 	default:
@@ -38,9 +35,13 @@ func renderPlan(w io.Writer, format string, p migrate.Plan) error {
 // consumer-groups tool takes with --reset-offsets --from-file.
 func writeResetCSV(w io.Writer, p migrate.Plan) error {
 	cw := csv.NewWriter(w)
-	for _, gw := range p.Writes() {
-		for _, e := range gw.Entries {
-			if err := cw.Write([]string{gw.Group, e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
+	// The plan's own entries, in plan order (as Plan.Writes lists them), without a copy.
+	for _, g := range p.Groups {
+		for _, e := range g.Entries {
+			if e.Action != migrate.ActionWrite {
+				continue
+			}
+			if err := cw.Write([]string{g.Group, e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
 				return err
 			}
 		}
