@@ -20,7 +20,7 @@ const envPrefix = "ZK2KAFKA"
 // commandLineOnly are the flags that make a run write or override a safety check. They are taken
 // only from the command line: a shared config file or a CI environment variable must never turn
 // a dry run into a write.
-var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true}
+var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true, "recheck": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:

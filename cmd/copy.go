@@ -21,6 +21,7 @@ type copyOptions struct {
 	output      string
 	batchGroups int
 	parallel    int
+	recheck     string
 
 	policy migrate.Policy
 	filter migrate.Filter
@@ -36,8 +37,11 @@ func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
 
 Before writing it reads both stores again: with --plan, any change since the plan (drift) stops
 the run before anything is written, unless --replan. Just before each batch of groups is written
-it re-checks the gates (live legacy consumers, an active Kafka group) and the current Kafka
-offset, so --on-conflict=max still never moves an offset backwards. Every Kafka offset about to
+it re-checks the gates (live legacy consumers, an active Kafka group), the ZooKeeper offsets it
+copies and the current Kafka offset, so --on-conflict=max still never moves an offset
+backwards. --recheck=gates skips the ZooKeeper offsets in that re-check (faster: one read
+less per offset; a change made during the copy by an unregistered writer is then only seen by
+verify). Every Kafka offset about to
 be overwritten is first saved to a backup file (--backup), then each written offset is read
 back. An interrupted copy is resumed by running it again: offsets already written are found
 equal and left alone.
@@ -67,12 +71,17 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
 	f.IntVar(&o.parallel, "parallel", 8, "groups committed at once")
+	f.StringVar(&o.recheck, "recheck", "full", "what is read again before each batch: full (liveness, the ZooKeeper offsets being copied, "+
+		"Kafka state) or gates (liveness and Kafka state only; the ZooKeeper offsets as compared when the copy started)")
 	return c
 }
 
 func (o *copyOptions) validate(c *cobra.Command) error {
 	if err := checkOutput(o.output, "table", "json"); err != nil {
 		return err
+	}
+	if o.recheck != "full" && o.recheck != "gates" {
+		return fmt.Errorf("--recheck: %q is not one of [full gates]", o.recheck)
 	}
 	if o.batchGroups < 1 || o.parallel < 1 {
 		return errors.New("--batch-groups and --parallel must be at least 1")
@@ -141,7 +150,7 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	copier := &migrate.Copier{
 		Legacy: legacy, Kafka: kafka, Committer: kafka,
 		Metadata:    func(_ string, e migrate.Entry) string { return kafkawriter.ProvenanceMetadata(Version, e.Mtime) },
-		BatchGroups: o.batchGroups, Parallel: o.parallel,
+		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates",
 	}
 	if o.execute {
 		backup, err := migrate.CreateBackup(o.backup, plan.Fingerprint, time.Now())

@@ -75,6 +75,13 @@ type Copier struct {
 	BatchGroups int
 	// Parallel bounds concurrent group commits within a batch (default 8).
 	Parallel int
+	// GatesOnly narrows the re-check before each batch to what the safety rules name: the
+	// liveness registrations in ZooKeeper and the Kafka group state and commits (so a live
+	// legacy consumer or an active group still blocks, and max still never moves an offset
+	// backwards). The ZooKeeper offsets are then taken from the plan, as the caller compared
+	// them when the copy started: a znode changed during the copy by something not registered
+	// as a consumer is not seen (verify reports it afterwards). It needs a LegacyRechecker.
+	GatesOnly bool
 	// Progress, when set, is told how many planned writes are done so far.
 	Progress func(done int)
 }

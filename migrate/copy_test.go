@@ -89,6 +89,9 @@ func TestCopy(t *testing.T) {
 		wantG1     map[migrate.TopicPartition]int64 // Kafka's commits of g1 afterwards
 		wantErr    bool
 		wantBackup int // partitions backed up
+		// zkMoved: the case changes a ZooKeeper offset, which a gates-only re-check does not
+		// read again (TestCopyGatesOnlyTakesZooKeeperFromThePlan covers that mode).
+		zkMoved bool
 	}{
 		{name: "dry run writes nothing", want: all(migrate.StatusWouldWrite),
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
@@ -111,7 +114,7 @@ func TestCopy(t *testing.T) {
 			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g1", "t", 1, 50) },
 			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusBlocked, "g2/t/0": migrate.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 50}},
-		{name: "zookeeper moved since the plan: blocked", execute: true, wantBackup: 2,
+		{name: "zookeeper moved since the plan: blocked", execute: true, wantBackup: 2, zkMoved: true,
 			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetOffset("g1", "t", 0, 11) },
 			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusBlocked, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 20}},
@@ -128,12 +131,12 @@ func TestCopy(t *testing.T) {
 	// Every case runs twice: with the re-check by known znode paths (a LegacyRechecker, as
 	// zkreader is) and with the whole-group re-read of a store without it.
 	for _, tc := range cases {
-		for _, byPath := range []bool{true, false} {
-			name := tc.name + "/whole groups"
-			if byPath {
-				name = tc.name + "/by path"
+		for _, mode := range []string{"by path", "whole groups", "gates only"} {
+			byPath := mode != "whole groups"
+			if mode == "gates only" && tc.zkMoved {
+				continue
 			}
-			t.Run(name, func(t *testing.T) {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				legacy, kafka := copyFixture(t)
 				plan := planFor(t, legacy, kafka)
 				if tc.change != nil {
@@ -168,6 +171,36 @@ func TestCopy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCopyGatesOnlyTakesZooKeeperFromThePlan documents the trade of Copier.GatesOnly: a
+// ZooKeeper offset moved during the copy by something that is not a registered consumer is not
+// read again, so the planned value is written (never backwards in Kafka: g1/t/1 still goes
+// from 15 to 20 only); a consumer that registers still blocks its group.
+func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
+	legacy, kafka := copyFixture(t)
+	plan := planFor(t, legacy, kafka)
+	legacy.SetOffset("g1", "t", 0, 11)
+	legacy.SetGroup(migrate.LegacyGroup{Group: "g2", LiveConsumers: []string{"ids/c1"},
+		Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 30, Path: "/consumers/g2/offsets/t/0"}}})
+	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, BatchGroups: 1, GatesOnly: true}
+	res, err := c.Run(context.Background(), plan, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+	if got := statuses(res); !mapsEqual(got, want) {
+		t.Errorf("statuses = %v, want %v", got, want)
+	}
+	if got, want := committed(t, kafka, "g1"), map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20}; !mapsEqual(got, want) {
+		t.Errorf("g1 in kafka = %v, want %v", got, want)
+	}
+	if got := committed(t, kafka, "g2"); len(got) != 0 {
+		t.Errorf("g2 in kafka = %v, want nothing (a live consumer registered)", got)
+	}
+	if _, err := (&migrate.Copier{Legacy: legacyOnly{legacy}, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, GatesOnly: true}).Run(context.Background(), plan, true); err == nil {
+		t.Error("gates only over a store without a re-check by path: no error")
 	}
 }
 

@@ -58,9 +58,13 @@ func (la *lookahead) stop() {
 func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (map[string]GroupPlan, error) {
 	var in Inputs
 	var err error
-	if rc, ok := c.Legacy.(LegacyRechecker); ok {
+	rc, ok := c.Legacy.(LegacyRechecker)
+	switch {
+	case ok:
 		in, err = c.recheckInputs(ctx, rc, plan, chunk)
-	} else {
+	case c.GatesOnly:
+		err = errors.New("the legacy store cannot re-check liveness alone")
+	default:
 		in, err = c.rereadInputs(ctx, plan, chunk)
 	}
 	if err != nil {
@@ -96,8 +100,10 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 	for i, w := range chunk {
 		reqs[i].Group = w.Group
 		for _, e := range w.Entries {
-			reqs[i].Offsets = append(reqs[i].Offsets, LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
 			topics = append(topics, e.Topic)
+			if !c.GatesOnly {
+				reqs[i].Offsets = append(reqs[i].Offsets, LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
+			}
 		}
 	}
 	slices.Sort(topics)
@@ -131,6 +137,9 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 		if g.Group != names[i] {
 			return Inputs{}, fmt.Errorf("re-read legacy group %q: the store returned %q in its place", names[i], g.Group)
 		}
+		if c.GatesOnly {
+			in.Legacy[i].Offsets = plannedOffsets(chunk[i], plan.Policy.OffsetAdjust)
+		}
 	}
 	for _, t := range topics {
 		if _, ok := in.Topics[t]; !ok {
@@ -151,4 +160,21 @@ func groupNames(chunk []GroupWrites) []string {
 		names[i] = w.Group
 	}
 	return names
+}
+
+// plannedOffsets rebuilds the legacy offsets of a group's planned writes from the plan: the
+// value read from ZooKeeper is the entry's ZK offset before --offset-adjust. A planned write
+// always has one.
+func plannedOffsets(w GroupWrites, adj int64) []LegacyOffset {
+	out := make([]LegacyOffset, 0, len(w.Entries))
+	for _, e := range w.Entries {
+		o := LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode, Mtime: e.Mtime}
+		if e.ZK != nil {
+			o.Offset = *e.ZK - adj
+		} else {
+			o.Invalid = "no ZooKeeper offset in the plan"
+		}
+		out = append(out, o)
+	}
+	return out
 }
