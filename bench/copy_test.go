@@ -8,13 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
+
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 // BenchmarkCopy measures `migrate copy --execute` (migrate.Copier over the real adapters, CLI
-// defaults: 32 groups per batch, 8 in parallel, backup file, re-check and read-back) against a
-// naive writer that sends one OffsetCommit per partition.
+// defaults: 128 groups per batch, 8 in parallel, backup file, re-check and read-back; "copy" with
+// the default full re-check, "copy-gates" with --recheck=gates) against a naive writer that
+// sends one OffsetCommit per partition.
 //
 // Every copy iteration really writes all n partitions: before it, with the timer stopped, the
 // benchmark deletes its own groups from Kafka (DeleteGroups), plans afresh and checks that the
@@ -47,7 +51,7 @@ func benchCopy(b *testing.B, n int) {
 	})
 	legacy, kafka := openAdapters(b, f)
 	metadata := func(_ string, e migrate.Entry) string { return kafkawriter.ProvenanceMetadata("bench", e.Mtime) }
-	var naiveRate, copyRate float64
+	var naiveRate float64
 
 	b.Run("naive", func(b *testing.B) {
 		plan := readPlan(b, ctx, legacy, kafka)
@@ -66,7 +70,36 @@ func benchCopy(b *testing.B, n int) {
 		naiveRate = rate(b, len(writes))
 	})
 
-	b.Run("copy", func(b *testing.B) {
+	copyRate := benchCopyRun(b, "copy", n, false, sc, groups, legacy, kafka, metadata)
+	gatesRate := benchCopyRun(b, "copy-gates", n, true, sc, groups, legacy, kafka, metadata)
+
+	if naiveRate > 0 && copyRate > 0 && gatesRate > 0 {
+		b.Logf("RATIOS copy offsets=%d: copy/naive speed %.1fx (target >= 20), --recheck=gates %.1fx; copy %.0f, gates %.0f, naive %.0f offsets/s",
+			n, copyRate/naiveRate, gatesRate/naiveRate, copyRate, gatesRate, naiveRate)
+	}
+}
+
+// naiveWrites takes the first max writes of the plan, with the metadata copy would send.
+func naiveWrites(plan migrate.Plan, metadata func(string, migrate.Entry) string, max int) []naiveWrite {
+	var out []naiveWrite
+	for _, gw := range plan.Writes() {
+		for _, e := range gw.Entries {
+			if len(out) == max {
+				return out
+			}
+			out = append(out, naiveWrite{group: gw.Group, topic: e.Topic, partition: e.Partition, offset: e.Target, metadata: metadata(gw.Group, e)})
+		}
+	}
+	return out
+}
+
+// benchCopyRun is one copy sub-benchmark: Copier.Run with the CLI's defaults (128 groups per
+// batch, 8 in parallel), the full re-check or --recheck=gates.
+func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Client, groups []string,
+	legacy *zkreader.Reader, kafka *kafkawriter.Client, metadata func(string, migrate.Entry) string) float64 {
+	ctx := context.Background()
+	var copyRate float64
+	b.Run(name, func(b *testing.B) {
 		dir := b.TempDir()
 		iter := 0
 		for b.Loop() {
@@ -82,7 +115,7 @@ func benchCopy(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 			copier := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup,
-				Metadata: metadata, BatchGroups: 32, Parallel: 8}
+				Metadata: metadata, BatchGroups: 128, Parallel: 8, GatesOnly: gatesOnly}
 			runtime.GC() // start each copy from a clean heap, as the CLI does
 			b.StartTimer()
 
@@ -103,22 +136,5 @@ func benchCopy(b *testing.B, n int) {
 		copyRate = rate(b, n)
 	})
 
-	if naiveRate > 0 && copyRate > 0 {
-		b.Logf("RATIOS copy offsets=%d: copy/naive speed %.1fx (target >= 20), copy %.0f offsets/s, naive %.0f offsets/s",
-			n, copyRate/naiveRate, copyRate, naiveRate)
-	}
-}
-
-// naiveWrites takes the first max writes of the plan, with the metadata copy would send.
-func naiveWrites(plan migrate.Plan, metadata func(string, migrate.Entry) string, max int) []naiveWrite {
-	var out []naiveWrite
-	for _, gw := range plan.Writes() {
-		for _, e := range gw.Entries {
-			if len(out) == max {
-				return out
-			}
-			out = append(out, naiveWrite{group: gw.Group, topic: e.Topic, partition: e.Partition, offset: e.Target, metadata: metadata(gw.Group, e)})
-		}
-	}
-	return out
+	return copyRate
 }
