@@ -7,18 +7,41 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// poolSetting is one raw-reader configuration of the sweep.
-type poolSetting struct{ conns, inflight int }
+// poolSetting is one raw-reader configuration of the sweep: pool size, requests in flight,
+// and the transport (go-zookeeper's own connection, or the one zkreader wraps it in).
+type poolSetting struct {
+	conns, inflight int
+	coalesce        bool
+}
+
+// dial opens the setting's pool.
+func (s poolSetting) dial(servers string) ([]*zk.Conn, error) {
+	var dialer zk.Dialer // nil: go-zookeeper's own net.DialTimeout
+	if s.coalesce {
+		dialer = zkreader.DialCoalescing
+	}
+	return dialPool(servers, s.conns, dialer)
+}
 
 // rawSweep lists the pool settings tried once per size, before timing, to find this
-// ZooKeeper's best: from one pipelined connection to more sessions than cores.
+// ZooKeeper's best: from one pipelined connection to more sessions than cores, with either
+// transport, so that the raw reader is never handicapped against the reader it bounds.
 func rawSweep() []poolSetting {
-	return []poolSetting{{1, 64}, {2, 128}, {4, 256}, {4, 512}, {8, 512}, {8, 1024}, {16, 1024}}
+	var out []poolSetting
+	for _, coalesce := range []bool{false, true} {
+		for _, s := range []poolSetting{{1, 64, false}, {2, 128, false}, {4, 256, false}, {4, 512, false}, {8, 512, false}, {8, 1024, false}, {16, 1024, false}} {
+			s.coalesce = coalesce
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // sweepSample bounds the znodes each sweep setting reads: the rate is flat beyond a few seconds.
@@ -39,7 +62,7 @@ func benchPlan(b *testing.B, n int) {
 	var serialRate, rawRate, planRate float64
 
 	b.Run("serial", func(b *testing.B) {
-		c, err := dialZK(f.stack.ZK)
+		c, err := dialZK(f.stack.ZK, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,7 +86,7 @@ func benchPlan(b *testing.B, n int) {
 
 	best := sweepRaw(b, f.stack.ZK, paths[:min(len(paths), sweepSample)])
 	b.Run("raw-pipelined", func(b *testing.B) {
-		conns, err := dialPool(f.stack.ZK, best.conns)
+		conns, err := best.dial(f.stack.ZK)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -90,8 +113,8 @@ func benchPlan(b *testing.B, n int) {
 	})
 
 	if serialRate > 0 && rawRate > 0 && planRate > 0 {
-		b.Logf("RATIOS plan offsets=%d: plan/serial speed %.2fx (target >= 4), plan time/raw time %.2f (target <= 1.25); raw pool conns=%d inflight=%d",
-			n, planRate/serialRate, rawRate/planRate, best.conns, best.inflight)
+		b.Logf("RATIOS plan offsets=%d: plan/serial speed %.2fx (target >= 4), plan time/raw time %.2f (target <= 1.25); raw pool conns=%d inflight=%d coalesce=%v",
+			n, planRate/serialRate, rawRate/planRate, best.conns, best.inflight, best.coalesce)
 	}
 }
 
@@ -101,7 +124,7 @@ func sweepRaw(b *testing.B, servers string, sample []string) poolSetting {
 	var best poolSetting
 	bestRate := 0.0
 	for _, s := range rawSweep() {
-		conns, err := dialPool(servers, s.conns)
+		conns, err := s.dial(servers)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,7 +136,7 @@ func sweepRaw(b *testing.B, servers string, sample []string) poolSetting {
 			b.Fatal(err)
 		}
 		r := float64(len(sample)) / el.Seconds()
-		b.Logf("raw sweep: conns=%d inflight=%d: %.0f gets/s", s.conns, s.inflight, r)
+		b.Logf("raw sweep: conns=%d inflight=%d coalesce=%v: %.0f gets/s", s.conns, s.inflight, s.coalesce, r)
 		if r > bestRate {
 			best, bestRate = s, r
 		}

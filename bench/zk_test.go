@@ -3,6 +3,7 @@ package bench_test
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ func (quietZK) Printf(string, ...any) {}
 
 // dialZK opens one session (servers without chroot) and waits for it. Session events go to a
 // callback: go-zookeeper drops them when its event channel is not drained.
-func dialZK(servers string) (*zk.Conn, error) {
+func dialZK(servers string, dialer zk.Dialer) (*zk.Conn, error) {
 	ready := make(chan struct{})
 	var once sync.Once
 	cb := func(ev zk.Event) {
@@ -28,7 +29,10 @@ func dialZK(servers string) (*zk.Conn, error) {
 			once.Do(func() { close(ready) })
 		}
 	}
-	c, _, err := zk.Connect(strings.Split(servers, ","), zkSessionTimeout, zk.WithLogger(quietZK{}), zk.WithEventCallback(cb))
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
+	c, _, err := zk.Connect(strings.Split(servers, ","), zkSessionTimeout, zk.WithLogger(quietZK{}), zk.WithEventCallback(cb), zk.WithDialer(dialer))
 	if err != nil {
 		return nil, fmt.Errorf("connect to zookeeper %s: %w", servers, err)
 	}
@@ -42,10 +46,10 @@ func dialZK(servers string) (*zk.Conn, error) {
 }
 
 // dialPool opens n sessions.
-func dialPool(servers string, n int) ([]*zk.Conn, error) {
+func dialPool(servers string, n int, dialer zk.Dialer) ([]*zk.Conn, error) {
 	conns := make([]*zk.Conn, 0, n)
 	for range n {
-		c, err := dialZK(servers)
+		c, err := dialZK(servers, dialer)
 		if err != nil {
 			closePool(conns)
 			return nil, err
@@ -142,7 +146,7 @@ func rawFetch(conns []*zk.Conn, inflight int, paths []string) error {
 
 // removeTree deletes root and everything below it, deepest level first, many deletes in flight.
 func removeTree(servers, root string) error {
-	conns, err := dialPool(servers, 4)
+	conns, err := dialPool(servers, 4, nil)
 	if err != nil {
 		return err
 	}

@@ -180,9 +180,9 @@ func (s *session) event(ev zk.Event) {
 	}
 }
 
-// dial is net.DialTimeout that remembers its failure: go-zookeeper only logs it.
+// dial is DialCoalescing that remembers its failure: go-zookeeper only logs it.
 func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout(network, addr, timeout)
+	c, err := DialCoalescing(network, addr, timeout)
 	if err != nil {
 		s.setLast(err)
 	}
