@@ -23,10 +23,12 @@ type Inputs struct {
 	Retention time.Duration
 }
 
-// ReadInputs reads both stores for the groups and topics the filter selects: the legacy groups
-// first, then one Kafka topic description for all their topics and one group read for all the
-// groups. Any incomplete answer from a store is an error: a plan must never be computed from a
-// partial view, because a missing Kafka commit would look like "zk-only" and be overwritten.
+// ReadInputs reads both stores for the groups and topics the filter selects. The Kafka group
+// states and commits of the selected groups, and the offsets retention, are read while the
+// legacy groups are (they need only the names), then one Kafka topic description for all the
+// legacy offsets' topics. Any incomplete answer from a store is an error: a plan must never be
+// computed from a partial view, because a missing Kafka commit would look like "zk-only" and be
+// overwritten.
 func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filter Filter) (Inputs, error) {
 	all, err := legacy.ListGroups(ctx)
 	if err != nil {
@@ -37,9 +39,19 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 		return Inputs{}, err
 	}
 	in := Inputs{Filter: filter.Spec(), Topics: map[string]TopicInfo{}, Groups: map[string]GroupState{}}
+	kctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	kafkaGroups := readKafkaGroups(kctx, kafka, names)
 	if in.Legacy, err = readLegacy(ctx, legacy, names, filter); err != nil {
+		cancel()
+		<-kafkaGroups // no Kafka call outlives ReadInputs
 		return Inputs{}, err
 	}
+	kg := <-kafkaGroups
+	if kg.err != nil {
+		return Inputs{}, kg.err
+	}
+	in.Retention = kg.retention
 	if topics := legacyTopics(in.Legacy); len(topics) > 0 {
 		// Never call Topics with an empty list: a Kafka metadata request without topics
 		// means "all topics", which is both slow and not what was asked.
@@ -52,24 +64,43 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 			}
 		}
 	}
-	groups := make([]string, 0, len(in.Legacy))
+	// A topic filter may have dropped groups without offsets: keep the states of those left.
 	for _, g := range in.Legacy {
-		groups = append(groups, g.Group)
-	}
-	if len(groups) > 0 {
-		if in.Groups, err = kafka.Groups(ctx, groups); err != nil {
-			return Inputs{}, fmt.Errorf("read %d groups from kafka: %w", len(groups), err)
+		st, ok := kg.groups[g.Group]
+		if !ok {
+			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
 		}
-		for _, g := range groups {
-			if _, ok := in.Groups[g]; !ok {
-				return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g)
-			}
-		}
-	}
-	if in.Retention, err = kafka.OffsetsRetention(ctx); err != nil {
-		return Inputs{}, fmt.Errorf("read offsets retention from kafka: %w", err)
+		in.Groups[g.Group] = st
 	}
 	return in, nil
+}
+
+// kafkaGroupsRead is the outcome of readKafkaGroups.
+type kafkaGroupsRead struct {
+	groups    map[string]GroupState
+	retention time.Duration
+	err       error
+}
+
+// readKafkaGroups reads the groups' Kafka states and the offsets retention in the background;
+// the channel yields exactly one result.
+func readKafkaGroups(ctx context.Context, kafka KafkaState, names []string) <-chan kafkaGroupsRead {
+	out := make(chan kafkaGroupsRead, 1)
+	go func() {
+		var r kafkaGroupsRead
+		if len(names) > 0 {
+			if r.groups, r.err = kafka.Groups(ctx, names); r.err != nil {
+				r.err = fmt.Errorf("read %d groups from kafka: %w", len(names), r.err)
+				out <- r
+				return
+			}
+		}
+		if r.retention, r.err = kafka.OffsetsRetention(ctx); r.err != nil {
+			r.err = fmt.Errorf("read offsets retention from kafka: %w", r.err)
+		}
+		out <- r
+	}()
+	return out
 }
 
 // selectGroups applies the filter to the listed groups and checks that every group named
