@@ -89,13 +89,15 @@ type Copier struct {
 // Run re-reads the stores for each batch of groups just before writing them, so that the gates
 // (live legacy consumers, an active Kafka group), the ZooKeeper offsets being copied and the
 // current Kafka offsets are checked again: a planned write is committed only when a fresh plan
-// still says write with the same target. Without execute nothing is written. Errors of single
-// partitions are in the result; the error return is for a failure that stopped the run
-// (context cancelled, a store down).
+// still says write with the same target. Every Kafka offset about to be overwritten is backed up
+// before its batch is committed, and each commit is read back. Without execute nothing is
+// written. Errors of single partitions are in the result; the error return is for a failure
+// that stopped the run (context cancelled, a store down, the backup failing).
 //
-// The re-check of the next batch runs while the current one is backed up, committed and read
-// back: the batches hold different groups, and the re-check is most of a batch's time. It runs
-// at most one batch ahead, so a re-check is never older than one batch's commits.
+// The next batch is re-checked, decided and backed up while the current one is committed and
+// read back: the batches hold different groups, and the two halves take similar time. It runs
+// at most one batch ahead, so a re-check is never older than one batch's commits, and a
+// cancelled run stops at a batch boundary: nothing is committed after the batch in progress.
 func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
 	if execute && c.Backup == nil {
 		return CopyResult{}, fmt.Errorf("copy: no backup configured: refusing to write")
@@ -107,49 +109,46 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 		batch = 32
 	}
 	chunks := slices.Collect(slices.Chunk(writes, batch))
-	ahead := c.recheckAhead(ctx, plan, chunks)
+	ahead := c.prepareAhead(ctx, plan, chunks, execute)
+	defer ahead.stop()
 	done, groupsDone := 0, 0
 	for _, chunk := range chunks {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
 		}
-		ck, ok := <-ahead.results
+		pb, ok := <-ahead.results
 		if !ok {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
 		}
-		if ck.err != nil {
-			return res, ck.err
+		err := pb.err
+		if err == nil && execute {
+			err = c.writeBatch(ctx, chunk, pb.results, pb.commits)
 		}
-		groups, err := c.runBatch(ctx, chunk, ck.fresh, execute)
-		res.Groups = append(res.Groups, groups...)
+		res.Groups = append(res.Groups, pb.results...)
 		groupsDone += len(chunk)
-		for _, g := range groups {
+		for _, g := range pb.results {
 			done += len(g.Partitions)
 		}
-		if c.Progress != nil {
+		if c.Progress != nil && pb.results != nil {
 			c.Progress(done)
 		}
 		if err != nil {
-			ahead.stop()
 			return res, err
 		}
 	}
-	ahead.stop()
 	return res, nil
 }
 
-func (c *Copier) runBatch(ctx context.Context, chunk []GroupWrites, fresh map[string]GroupPlan, execute bool) ([]GroupResult, error) {
-	names := make([]string, len(chunk))
-	for i, w := range chunk {
-		names[i] = w.Group
-	}
+// decideBatch compares each of the batch's planned writes with its fresh plan and, when
+// executing, backs up what the commits will overwrite: after it, the batch is ready to commit.
+func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map[string]GroupPlan, execute bool) ([]GroupResult, [][]Commit, error) {
 	results := make([]GroupResult, len(chunk))
 	commits := make([][]Commit, len(chunk))
 	for i, w := range chunk {
 		results[i], commits[i] = decide(w, fresh[w.Group], c.Metadata, execute)
 	}
 	if !execute {
-		return results, nil
+		return results, commits, nil
 	}
 	var toBackUp []GroupResult
 	for i := range chunk {
@@ -158,18 +157,26 @@ func (c *Copier) runBatch(ctx context.Context, chunk []GroupWrites, fresh map[st
 		}
 	}
 	if len(toBackUp) == 0 {
-		return results, nil // nothing to commit, nothing to read back
+		return results, commits, nil
 	}
 	if err := c.Backup.Record(ctx, toBackUp); err != nil {
 		settle(results, statusPending, StatusFailed, "not written: the backup failed")
-		return results, fmt.Errorf("backup: %w: nothing of this batch was written", err)
+		return results, commits, fmt.Errorf("backup: %w: nothing of this batch was written", err)
+	}
+	return results, commits, nil
+}
+
+// writeBatch commits a decided, backed-up batch and reads the commits back.
+func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
+	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
+		return nil // nothing to commit, nothing to read back
 	}
 	c.commitAll(ctx, chunk, results, commits)
-	if err := c.readBack(ctx, names, results); err != nil {
+	if err := c.readBack(ctx, groupNames(chunk), results); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
-		return results, err
+		return err
 	}
-	return results, nil
+	return nil
 }
 
 // settle moves every partition still in step from to the final status to.

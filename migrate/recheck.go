@@ -9,35 +9,42 @@ import (
 	"time"
 )
 
-// checked is the re-check of one batch: the fresh plan of each of its groups.
-type checked struct {
-	fresh map[string]GroupPlan
-	err   error
+// prepared is one batch made ready ahead of the writer: re-checked, decided and, when
+// executing, backed up. results is nil when the re-check failed.
+type prepared struct {
+	results []GroupResult
+	commits [][]Commit
+	err     error
 }
 
-// lookahead re-checks the batches in order, one ahead of the writer: results is unbuffered, so
-// the re-check of batch k+1 runs while batch k is written, and k+2 starts only once k+1 was
-// taken.
+// lookahead prepares the batches in order, one ahead of the writer: results is unbuffered, so
+// batch k+1 is prepared while batch k is written, and k+2 starts only once k+1 was taken.
 type lookahead struct {
-	results chan checked
+	results chan prepared
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
-func (c *Copier) recheckAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites) *lookahead {
+func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites, execute bool) *lookahead {
 	ctx, cancel := context.WithCancel(ctx)
-	la := &lookahead{results: make(chan checked), cancel: cancel, done: make(chan struct{})}
+	la := &lookahead{results: make(chan prepared), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(la.done)
 		defer close(la.results)
 		for _, chunk := range chunks {
+			var pb prepared
 			fresh, err := c.recheck(ctx, plan, chunk)
+			if err != nil {
+				pb.err = err
+			} else {
+				pb.results, pb.commits, pb.err = c.decideBatch(ctx, chunk, fresh, execute)
+			}
 			select {
-			case la.results <- checked{fresh, err}:
+			case la.results <- pb:
 			case <-ctx.Done():
 				return
 			}
-			if err != nil {
+			if pb.err != nil {
 				return
 			}
 		}
