@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 // envPrefix prefixes every environment variable: --kafka-version is ZK2KAFKA_KAFKA_VERSION.
@@ -119,7 +121,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.zkAuth, "zk-auth", "", "ZooKeeper digest auth as digest:user:password (prefer ZK2KAFKA_ZK_AUTH or --zk-auth-file)")
 	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
 	f.IntVar(&g.zkConnections, "zk-connections", 4, "ZooKeeper connections to read over (each pipelines its requests)")
-	f.IntVar(&g.zkInFlight, "zk-in-flight", 256, "ZooKeeper requests outstanding at once, over all connections")
+	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)

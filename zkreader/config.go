@@ -19,8 +19,12 @@ import (
 const (
 	DefaultSessionTimeout = 10 * time.Second
 	DefaultConnections    = 4
-	DefaultInFlight       = 256
-	defaultPort           = "2181"
+	// DefaultInFlight is 1024 since a 100k-offset plan on the 2-core development box read 18%
+	// faster with it than with 256 (same 4 connections, 5 interleaved rounds; the groups in flight
+	// follow as InFlight/4). ZooKeeper queues what is above its globalOutstandingLimit (1000)
+	// instead of failing; lower --zk-in-flight on an ensemble the brokers need quiet.
+	DefaultInFlight = 1024
+	defaultPort     = "2181"
 )
 
 // Config says how to reach ZooKeeper. The zero value of every field but Servers means "default".
@@ -35,7 +39,7 @@ type Config struct {
 	// Connections is the pool size: each connection pipelines its own requests, several
 	// connections scale further. Default 4.
 	Connections int
-	// InFlight bounds the requests outstanding at once over the whole pool. Default 256.
+	// InFlight bounds the requests outstanding at once over the whole pool. Default 1024.
 	InFlight int
 	// GroupsInFlight bounds how many groups ReadGroups holds in memory at once.
 	// Default InFlight/4 (at least 1).
