@@ -98,6 +98,8 @@ type Copier struct {
 // read back: the batches hold different groups, and the two halves take similar time. It runs
 // at most one batch ahead, so a re-check is never older than one batch's commits, and a
 // cancelled run stops at a batch boundary: nothing is committed after the batch in progress.
+// The backup may then hold the next batch's records without their commits: restoring them puts
+// back the offsets Kafka still holds, which changes nothing.
 func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
 	if execute && c.Backup == nil {
 		return CopyResult{}, fmt.Errorf("copy: no backup configured: refusing to write")
