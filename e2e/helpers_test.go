@@ -39,12 +39,22 @@ type env struct {
 	kw     *kafkawriter.Client
 	admin  sarama.ClusterAdmin
 	dir    string // for plan, CSV and backup files
+	// sec is how the test's own clients (kw, admin, producers) reach Kafka: plaintext, or the
+	// secure profile's super user.
+	sec kafkawriter.Security
+	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags).
+	kafkaArgs []string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	st := stacktest.Get(t)
-	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir()}
+	return newEnvOn(t, stacktest.Get(t), kafkawriter.Security{})
+}
+
+// newEnvOn is newEnv on stack st, the test's own Kafka clients connecting with sec.
+func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkawriter.Security) *env {
+	t.Helper()
+	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir(), sec: sec}
 	e.zkURL = st.ZK + e.chroot
 	e.raw = dialZK(t, st.ZK)
 	e.ensure(e.chroot)
@@ -59,7 +69,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("open zookeeper %s: %v", e.zkURL, err)
 	}
 	t.Cleanup(e.zr.Close)
-	if e.kw, err = kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: []string{st.Kafka}}); err != nil {
+	if e.kw, err = kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: []string{st.Kafka}, Security: sec}); err != nil {
 		t.Fatalf("open kafka %s: %v", st.Kafka, err)
 	}
 	t.Cleanup(func() {
@@ -99,6 +109,9 @@ func (e *env) saramaConfig() *sarama.Config {
 	c.Version = sarama.V2_8_0_0 // Kafka 4.x rejects the oldest request versions (KIP-896)
 	if e.kw != nil {
 		c.Version = e.kw.Version()
+	}
+	if err := e.sec.Apply(c); err != nil {
+		e.t.Fatal(err)
 	}
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -225,6 +226,10 @@ func (s Security) authError(addr string, err error) (_ error, ok bool) {
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify) {
 		return fmt.Errorf("kafka broker %s: TLS certificate not trusted (check the CA file and server name): %w", addr, err), true
+	}
+	if !s.TLS && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		// A TLS listener drops a plaintext client's first request without a word.
+		return fmt.Errorf("%w (the broker closed the connection at once: if its listener is SSL or SASL_SSL, add --kafka-tls)", err), false
 	}
 	return err, false
 }

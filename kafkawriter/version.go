@@ -95,12 +95,13 @@ func probe(ctx context.Context, cfg Config) (map[int16]apiRange, string, error) 
 		if err == nil {
 			return apis, addr, nil
 		}
-		if aerr, ok := cfg.Security.authError(addr, err); ok {
+		aerr, ok := cfg.Security.authError(addr, err)
+		if ok {
 			// Credentials and trust are the same for every broker: trying the next one would
 			// only repeat the refusal under a misleading "not reachable".
 			return nil, "", aerr
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+		errs = append(errs, fmt.Errorf("%s: %w", addr, aerr))
 	}
 	return nil, "", fmt.Errorf("no kafka broker reachable at %v (%s): %w", cfg.Bootstrap, cfg.Security.Describe(), errors.Join(errs...))
 }

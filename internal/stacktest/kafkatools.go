@@ -38,7 +38,11 @@ func (s *Stack) DescribeOffsets(t testing.TB, group string) map[string]int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := s.KafkaTool(ctx, ConsumerGroupClass, "--bootstrap-server", s.Kafka, "--describe", "--group", group)
+	args := []string{"--bootstrap-server", s.Kafka, "--describe", "--group", group}
+	if s.ClientProperties != "" {
+		args = append(args, "--command-config", s.ClientProperties) // SASL_SSL as the admin
+	}
+	out, err := s.KafkaTool(ctx, ConsumerGroupClass, args...)
 	if err != nil {
 		t.Fatalf("consumer-groups --describe %s: %v", group, err)
 	}
