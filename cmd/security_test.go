@@ -131,3 +131,12 @@ func TestPasswordNeverPrinted(t *testing.T) {
 		t.Errorf("the password is printed:\n%s", all)
 	}
 }
+
+// TestExampleSecureConfig loads configs/sasl-tls.yaml: every key must be a known flag, and the
+// run must stop at the first file it names (absent here) before any connection.
+func TestExampleSecureConfig(t *testing.T) {
+	_, err := runProbe(t, []string{"--config", filepath.Join("..", "configs", "sasl-tls.yaml")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--kafka-sasl-password-file: open /etc/zk2kafka/kafka.password") {
+		t.Fatalf("err = %v, want the missing password file named", err)
+	}
+}

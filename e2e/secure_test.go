@@ -1,11 +1,14 @@
 package e2e_test
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
@@ -209,5 +212,48 @@ func TestSecureTLSTrust(t *testing.T) {
 				t.Fatalf("want exit %d and %q in stderr, got %s", tt.code, tt.inStderr, r)
 			}
 		})
+	}
+}
+
+// TestSecureZKDigestAuth is the whole secured path at once: an offset znode readable only with
+// a ZooKeeper digest identity, Kafka behind SASL_SSL. Without the identity the plan reports
+// that znode as denied and blocks; with --zk-auth-file the copy writes it.
+func TestSecureZKDigestAuth(t *testing.T) {
+	e := newSecureEnv(t)
+	e.kafkaArgs = e.userArgs(kafkawriter.MechanismPlain, e.st.PasswordFile)
+	topic := e.topic(10, 10)
+	g := e.group()
+	offsets := map[int32]int64{0: 4, 1: 8}
+	e.zkOffsets(g, topic, offsets)
+	const zkUser, zkPass = "migrator", "zk-pass-0c41f7e2"
+	protected := fmt.Sprintf("%s/consumers/%s/offsets/%s/1", e.chroot, g, topic)
+	if _, err := e.raw.SetACL(protected, zk.DigestACL(zk.PermAll, zkUser, zkPass), -1); err != nil {
+		t.Fatalf("protect %s: %v", protected, err)
+	}
+	t.Cleanup(func() { // before the chroot's deletion, which lists every znode
+		if err := e.raw.AddAuth("digest", []byte(zkUser+":"+zkPass)); err != nil {
+			t.Errorf("zookeeper auth: %v", err)
+		}
+		if _, err := e.raw.SetACL(protected, worldACL(), -1); err != nil {
+			t.Errorf("unprotect %s: %v", protected, err)
+		}
+	})
+
+	denied := e.cli("migrate", "plan")
+	if denied.code != 2 || !strings.Contains(denied.stdout, "access denied (ACL)") || !strings.Contains(denied.stdout, "invalid-znode") {
+		t.Fatalf("plan without the ZooKeeper identity: want exit 2 and the denied znode reported, got %s", denied)
+	}
+	authFile := filepath.Join(t.TempDir(), "zk-auth")
+	if err := os.WriteFile(authFile, []byte("digest:"+zkUser+":"+zkPass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp := e.mustCLI(0, "--zk-auth-file", authFile, "migrate", "copy", "--execute", "--backup", e.file("backup"), "-o", "json")
+	if n := decodeJSON[copyDoc](t, cp).Counts[migrate.StatusWritten]; n != 2 {
+		t.Fatalf("%d written, want 2\n%s", n, cp)
+	}
+	assertHidden(t, zkPass, denied, cp)
+	assertHidden(t, readSecret(t, e.st.PasswordFile), denied, cp)
+	if got, w := e.st.DescribeOffsets(t, g), want(topic, offsets); !maps.Equal(got, w) {
+		t.Errorf("consumer-groups --describe %s: %v, want %v", g, got, w)
 	}
 }
