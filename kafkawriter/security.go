@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -226,6 +227,14 @@ func (s Security) authError(addr string, err error) (_ error, ok bool) {
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify) {
 		return fmt.Errorf("kafka broker %s: TLS certificate not trusted (check the CA file and server name): %w", addr, err), true
+	}
+	// A TLS alert from the broker about certificates (bad_certificate, unknown_ca,
+	// certificate_required) after our check of its certificate passed: it wants a client
+	// certificate it trusts. crypto/tls reports alerts as a net.OpError "remote error" around an
+	// unexported type, hence the text match.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && strings.Contains(op.Err.Error(), "certificate") {
+		return fmt.Errorf("kafka broker %s refused our TLS client certificate (none given, or not from a CA it trusts): %w", addr, err), true
 	}
 	if !s.TLS && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
 		// A TLS listener drops a plaintext client's first request without a word.

@@ -35,6 +35,11 @@ type Stack struct {
 	Secure            bool
 	CAFile            string // PEM CA that signed the broker's certificate
 	OtherCAFile       string // an unrelated CA, for wrong-CA tests
+	// KafkaMTLS is a second SASL_SSL listener that also requires a client certificate from
+	// CAFile's CA. ClientCert/KeyFile is one; OtherClient* is one from OtherCAFile's CA.
+	KafkaMTLS                               string
+	ClientCertFile, ClientKeyFile           string
+	OtherClientCertFile, OtherClientKeyFile string
 	User              string // the test user (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), ACL-limited
 	PasswordFile      string
 	AdminUser         string // a super user (PLAIN)
@@ -153,14 +158,17 @@ func readEnv(path string) (*Stack, error) {
 	}
 	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"],
 		Secure: vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
+		KafkaMTLS: vals["KAFKA_MTLS"], ClientCertFile: vals["KAFKA_CLIENT_CERT_FILE"], ClientKeyFile: vals["KAFKA_CLIENT_KEY_FILE"],
+		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
 		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],
 		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
 		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
-	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "") {
-		return nil, fmt.Errorf("%s: secure profile without KAFKA_CA_FILE, KAFKA_PASSWORD_FILE, KAFKA_ADMIN_PASSWORD_FILE or KAFKA_CLIENT_PROPERTIES", path)
+	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "") {
+		return nil, fmt.Errorf("%s: secure profile without KAFKA_CA_FILE, KAFKA_PASSWORD_FILE, KAFKA_ADMIN_PASSWORD_FILE, "+
+			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE or KAFKA_MTLS (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
 }
