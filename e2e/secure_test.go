@@ -206,6 +206,8 @@ func TestSecureTLSTrust(t *testing.T) {
 	}{
 		{"wrong CA", otherCA, 1, "TLS certificate not trusted"},
 		{"wrong CA, verification off", append(otherCA, "--kafka-tls-insecure-skip-verify"), 0, "VERIFICATION IS OFF"},
+		{"server name in the certificate", good("--kafka-tls-server-name", "localhost"), 0, ""},
+		{"server name not in the certificate", good("--kafka-tls-server-name", "kafka.example"), 1, "TLS certificate not trusted"},
 		{"no TLS", []string{"--kafka-sasl-mechanism", "SCRAM-SHA-512", "--kafka-sasl-user", e.st.User,
 			"--kafka-sasl-password-file", e.st.PasswordFile}, 1, "--kafka-tls"},
 		{"mTLS, client certificate from the broker's CA", mtls("--kafka-tls-cert-file", e.st.ClientCertFile,
