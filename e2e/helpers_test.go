@@ -136,7 +136,12 @@ func (e *env) deleteGroupAtEnd(g string) {
 // topic creates a topic with records[p] records in partition p; it is deleted at the end.
 func (e *env) topic(records ...int) string {
 	e.t.Helper()
-	name := stacktest.Name(e.t, "t")
+	return e.namedTopic(stacktest.Name(e.t, "t"), records...)
+}
+
+// namedTopic is topic with the given name.
+func (e *env) namedTopic(name string, records ...int) string {
+	e.t.Helper()
 	e.deleteTopicAtEnd(name)
 	if err := e.kw.CreateTopic(e.ctx(), name, int32(len(records))); err != nil {
 		e.t.Fatal(err)

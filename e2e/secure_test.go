@@ -186,6 +186,39 @@ func TestSecureDeniedGroup(t *testing.T) {
 	}
 }
 
+// TestSecureDeniedTopic: in one group, the partitions of a topic the test user may not commit
+// to (ACL) fail with TOPIC_AUTHORIZATION_FAILED, the other topic's are written, exit 1.
+func TestSecureDeniedTopic(t *testing.T) {
+	e := newSecureEnv(t)
+	e.kafkaArgs = e.userArgs(kafkawriter.MechanismSCRAMSHA512, e.st.PasswordFile)
+	allowed := e.topic(10)
+	denied := e.namedTopic(e.st.DeniedTopicPrefix+stacktest.Name(t, "t"), 10)
+	g := e.group()
+	e.zkOffsets(g, allowed, map[int32]int64{0: 5})
+	e.zkOffsets(g, denied, map[int32]int64{0: 6})
+
+	r := e.cli("migrate", "copy", "--execute", "--backup", e.file("backup"), "-o", "json")
+	if r.code != 1 {
+		t.Fatalf("want exit 1, got %s", r)
+	}
+	doc := decodeJSON[copyDoc](t, r)
+	status := map[string]migrate.PartitionResult{}
+	for _, gr := range doc.Result.Groups {
+		for _, p := range gr.Partitions {
+			status[p.Topic] = p
+		}
+	}
+	if p := status[allowed]; p.Status != migrate.StatusWritten {
+		t.Errorf("allowed topic %s: %s %q, want written\n%s", allowed, p.Status, p.Reason, r)
+	}
+	if p := status[denied]; p.Status != migrate.StatusFailed || !strings.Contains(p.Reason, "TOPIC_AUTHORIZATION_FAILED") {
+		t.Errorf("denied topic %s: %s %q, want failed with TOPIC_AUTHORIZATION_FAILED\n%s", denied, p.Status, p.Reason, r)
+	}
+	if got, w := e.st.DescribeOffsets(t, g), want(allowed, map[int32]int64{0: 5}); !maps.Equal(got, w) {
+		t.Errorf("consumer-groups --describe %s: %v, want only the allowed topic %v", g, got, w)
+	}
+}
+
 // TestSecureTLSTrust: a broker certificate from another CA is refused clearly; it is accepted
 // only with --kafka-tls-insecure-skip-verify, which warns; a plaintext client gets a hint. On
 // the listener that requires a client certificate (mutual TLS) ours passes; none, or one from

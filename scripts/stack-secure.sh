@@ -11,12 +11,14 @@
 # Users: admin (super user, PLAIN; also the inter-broker login) and zk2kafka (PLAIN,
 # SCRAM-SHA-256 and SCRAM-SHA-512). The test user's ACLs (created by stackcheck once the broker
 # is up) allow what a migration needs on every topic and group except READ (commit) on groups
-# whose name starts with $SECURE_DENIED_PREFIX.
+# whose name starts with $SECURE_DENIED_PREFIX, and READ on topics whose name starts with
+# $SECURE_DENIED_TOPIC_PREFIX.
 # KRaft rather than 3.9's ZooKeeper mode: SCRAM users go in at format time (StorageTool
 # --add-scram) instead of through a running ZooKeeper, and 4.x is where migrations land.
 
 SECURE_USER=zk2kafka
 SECURE_DENIED_PREFIX=denied-
+SECURE_DENIED_TOPIC_PREFIX=denied-topic-
 
 # secure_files: certificates and passwords into $RUN.
 secure_files() {
@@ -101,7 +103,8 @@ secure_scram_args() {
 # secure_check_args: stackcheck arguments: readiness as admin through SASL_SSL, then the ACLs.
 secure_check_args() {
   printf '%s\n' -tls-ca "$RUN/tls/ca.pem" -sasl-mechanism PLAIN -sasl-user admin \
-    -sasl-password-file "$RUN/secrets/admin.password" -acl-user "$SECURE_USER" -acl-deny-group-prefix "$SECURE_DENIED_PREFIX"
+    -sasl-password-file "$RUN/secrets/admin.password" -acl-user "$SECURE_USER" -acl-deny-group-prefix "$SECURE_DENIED_PREFIX" \
+    -acl-deny-topic-prefix "$SECURE_DENIED_TOPIC_PREFIX"
 }
 
 # secure_env MTLS_PORT: stack.env lines.
@@ -121,6 +124,7 @@ KAFKA_ADMIN_USER=admin
 KAFKA_ADMIN_PASSWORD_FILE=$RUN/secrets/admin.password
 KAFKA_CLIENT_PROPERTIES=$RUN/admin.properties
 KAFKA_DENIED_GROUP_PREFIX=$SECURE_DENIED_PREFIX
+KAFKA_DENIED_TOPIC_PREFIX=$SECURE_DENIED_TOPIC_PREFIX
 ENV
 }
 

@@ -46,6 +46,7 @@ type Stack struct {
 	AdminPasswordFile string
 	ClientProperties  string // Java client config (admin over SASL_SSL) for Kafka's own tools
 	DeniedGroupPrefix string // the test user may not commit to groups named so
+	DeniedTopicPrefix string // nor to partitions of topics named so
 
 	started string // STACK_NAME when this package started the stack
 }
@@ -162,13 +163,14 @@ func readEnv(path string) (*Stack, error) {
 		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
 		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],
 		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
-		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"]}
+		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
+		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
-	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "") {
+	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "" || s.DeniedTopicPrefix == "") {
 		return nil, fmt.Errorf("%s: secure profile without KAFKA_CA_FILE, KAFKA_PASSWORD_FILE, KAFKA_ADMIN_PASSWORD_FILE, "+
-			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE or KAFKA_MTLS (restart it with the current scripts/stack)", path)
+			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS or KAFKA_DENIED_TOPIC_PREFIX (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
 }

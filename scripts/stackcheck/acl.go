@@ -12,7 +12,9 @@ import (
 // cluster for offsets.retention.minutes) and denies it Read, i.e. OffsetCommit, on groups whose
 // name starts with denyPrefix. Describe stays allowed there (an explicit ALLOW: a DENY of Read
 // does not deny Describe), so a plan still reads those groups and only the commit is refused.
-func createACLs(cfg *sarama.Config, addr, user, denyPrefix string) error {
+// Likewise it denies Read on topics whose name starts with denyTopicPrefix: commits of their
+// partitions are refused, whatever the group.
+func createACLs(cfg *sarama.Config, addr, user, denyPrefix, denyTopicPrefix string) error {
 	principal := "User:" + user
 	allow := func(op sarama.AclOperation) *sarama.Acl {
 		return &sarama.Acl{Principal: principal, Host: "*", Operation: op, PermissionType: sarama.AclPermissionAllow}
@@ -30,10 +32,13 @@ func createACLs(cfg *sarama.Config, addr, user, denyPrefix string) error {
 	add(res(sarama.AclResourceGroup, "*", sarama.AclPatternLiteral), allow(sarama.AclOperationDescribe), allow(sarama.AclOperationRead))
 	add(res(sarama.AclResourceCluster, "kafka-cluster", sarama.AclPatternLiteral),
 		allow(sarama.AclOperationDescribe), allow(sarama.AclOperationDescribeConfigs))
+	deny := allow(sarama.AclOperationRead)
+	deny.PermissionType = sarama.AclPermissionDeny
 	if denyPrefix != "" {
-		deny := allow(sarama.AclOperationRead)
-		deny.PermissionType = sarama.AclPermissionDeny
 		add(res(sarama.AclResourceGroup, denyPrefix, sarama.AclPatternPrefixed), deny)
+	}
+	if denyTopicPrefix != "" {
+		add(res(sarama.AclResourceTopic, denyTopicPrefix, sarama.AclPatternPrefixed), deny)
 	}
 	client, err := sarama.NewClient([]string{addr}, cfg)
 	if err != nil {

@@ -32,6 +32,7 @@ func main() {
 	pwFile := flag.String("sasl-password-file", "", "file holding the SASL password")
 	aclUser := flag.String("acl-user", "", "once ready, grant this user what a migration needs")
 	denyPrefix := flag.String("acl-deny-group-prefix", "", "and deny it READ (commit) on groups with this prefix")
+	denyTopicPrefix := flag.String("acl-deny-topic-prefix", "", "and deny it READ (commit) on topics with this prefix")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("stackcheck: ")
@@ -53,7 +54,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *aclUser != "" {
-		if err := createACLs(cfg, *kafka, *aclUser, *denyPrefix); err != nil {
+		if err := createACLs(cfg, *kafka, *aclUser, *denyPrefix, *denyTopicPrefix); err != nil {
 			log.Print(err)
 			os.Exit(1)
 		}
