@@ -32,21 +32,21 @@ type Stack struct {
 	Logs      string
 
 	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
-	Secure            bool
-	CAFile            string // PEM CA that signed the broker's certificate
-	OtherCAFile       string // an unrelated CA, for wrong-CA tests
+	Secure      bool
+	CAFile      string // PEM CA that signed the broker's certificate
+	OtherCAFile string // an unrelated CA, for wrong-CA tests
 	// KafkaMTLS is a second SASL_SSL listener that also requires a client certificate from
 	// CAFile's CA. ClientCert/KeyFile is one; OtherClient* is one from OtherCAFile's CA.
 	KafkaMTLS                               string
 	ClientCertFile, ClientKeyFile           string
 	OtherClientCertFile, OtherClientKeyFile string
-	User              string // the test user (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), ACL-limited
-	PasswordFile      string
-	AdminUser         string // a super user (PLAIN)
-	AdminPasswordFile string
-	ClientProperties  string // Java client config (admin over SASL_SSL) for Kafka's own tools
-	DeniedGroupPrefix string // the test user may not commit to groups named so
-	DeniedTopicPrefix string // nor to partitions of topics named so
+	User                                    string // the test user (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), ACL-limited
+	PasswordFile                            string
+	AdminUser                               string // a super user (PLAIN)
+	AdminPasswordFile                       string
+	ClientProperties                        string // Java client config (admin over SASL_SSL) for Kafka's own tools
+	DeniedGroupPrefix                       string // the test user may not commit to groups named so
+	DeniedTopicPrefix                       string // nor to partitions of topics named so
 
 	started string // STACK_NAME when this package started the stack
 }
