@@ -210,12 +210,12 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 	sc := c.forGroup(group)
 	if refresh {
 		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, sc.RefreshCoordinator(group) }); err != nil {
-			return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
+			return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 		}
 	}
 	b, err := Call(ctx, func() (*sarama.Broker, error) { return sc.Coordinator(group) })
 	if err != nil {
-		return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
+		return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 	}
 	return b, nil
 }

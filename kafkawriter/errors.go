@@ -130,3 +130,14 @@ func authorizationHint(k sarama.KError) string {
 	}
 	return ""
 }
+
+// authPrefix is authorizationHint(err) followed by ": " when err is an ACL refusal, else "".
+func authPrefix(err error) string {
+	var k sarama.KError
+	if errors.As(err, &k) {
+		if h := authorizationHint(k); h != "" {
+			return h + ": "
+		}
+	}
+	return ""
+}

@@ -146,7 +146,7 @@ func (c *Client) describeOn(ctx context.Context, b *sarama.Broker, groups []stri
 			dead = append(dead, d.GroupId)
 			continue
 		default:
-			gerrs = append(gerrs, fmt.Errorf("describe group %q: %w", d.GroupId, d.Err))
+			gerrs = append(gerrs, fmt.Errorf("describe group %q: %s%w", d.GroupId, authPrefix(d.Err), d.Err))
 			continue
 		}
 		if d.State == "Dead" && len(d.Members) == 0 {
@@ -233,17 +233,17 @@ func (c *Client) FetchCommitted(ctx context.Context, group string) (map[migrate.
 				return fmt.Errorf("fetch offsets of group %q: %w", group, sarama.ErrIncompleteResponse)
 			}
 			if g.Err != sarama.ErrNoError {
-				return fmt.Errorf("fetch offsets of group %q: %w", group, g.Err)
+				return fmt.Errorf("fetch offsets of group %q: %s%w", group, authPrefix(g.Err), g.Err)
 			}
 			blocks = g.Blocks
 		} else if resp.Err != sarama.ErrNoError {
-			return fmt.Errorf("fetch offsets of group %q: %w", group, resp.Err)
+			return fmt.Errorf("fetch offsets of group %q: %s%w", group, authPrefix(resp.Err), resp.Err)
 		}
 		out = make(map[migrate.TopicPartition]Committed)
 		for topic, parts := range blocks {
 			for p, blk := range parts {
 				if blk.Err != sarama.ErrNoError {
-					return fmt.Errorf("fetch offset of group %q topic %q partition %d: %w", group, topic, p, blk.Err)
+					return fmt.Errorf("fetch offset of group %q topic %q partition %d: %s%w", group, topic, p, authPrefix(blk.Err), blk.Err)
 				}
 				if blk.Offset < 0 {
 					continue

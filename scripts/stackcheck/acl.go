@@ -12,6 +12,7 @@ import (
 // cluster for offsets.retention.minutes) and denies it Read, i.e. OffsetCommit, on groups whose
 // name starts with denyPrefix. Describe stays allowed there (an explicit ALLOW: a DENY of Read
 // does not deny Describe), so a plan still reads those groups and only the commit is refused.
+// Groups starting with denyPrefix+"hidden-" are denied everything, even Describe.
 // Likewise it denies Read on topics whose name starts with denyTopicPrefix: commits of their
 // partitions are refused, whatever the group.
 func createACLs(cfg *sarama.Config, addr, user, denyPrefix, denyTopicPrefix string) error {
@@ -36,6 +37,10 @@ func createACLs(cfg *sarama.Config, addr, user, denyPrefix, denyTopicPrefix stri
 	deny.PermissionType = sarama.AclPermissionDeny
 	if denyPrefix != "" {
 		add(res(sarama.AclResourceGroup, denyPrefix, sarama.AclPatternPrefixed), deny)
+		// "<prefix>hidden-": not even DESCRIBE (FindCoordinator, DescribeGroups, OffsetFetch).
+		all := allow(sarama.AclOperationAll)
+		all.PermissionType = sarama.AclPermissionDeny
+		add(res(sarama.AclResourceGroup, denyPrefix+"hidden-", sarama.AclPatternPrefixed), all)
 	}
 	if denyTopicPrefix != "" {
 		add(res(sarama.AclResourceTopic, denyTopicPrefix, sarama.AclPatternPrefixed), deny)
