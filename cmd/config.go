@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -22,7 +23,10 @@ const envPrefix = "ZK2KAFKA"
 // commandLineOnly are the flags that make a run write or override a safety check. They are taken
 // only from the command line: a shared config file or a CI environment variable must never turn
 // a dry run into a write.
-var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true, "recheck": true}
+// Turning off TLS certificate checks is such a switch too, and so is --recheck (it narrows copy's
+// re-check before each batch).
+var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true,
+	"recheck": true, "kafka-tls-insecure-skip-verify": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
@@ -82,6 +86,9 @@ func checkConfigKeys(root *cobra.Command, keys []string, file string) error {
 	walk(root)
 	var unknown []string
 	for _, k := range keys {
+		if err := checkPasswordKey(k, file); err != nil {
+			return err
+		}
 		if commandLineOnly[k] {
 			return fmt.Errorf("config file %s: %q is taken only from the command line (--%s), never from a file", file, k, k)
 		}
@@ -111,6 +118,9 @@ type globalOptions struct {
 	kafkaVersion     string
 	logLevel         string
 	debug            bool
+	kafkaSec         kafkaSecurityFlags
+	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
+	kafkaSecurity kafkawriter.Security
 }
 
 func (g *globalOptions) addFlags(root *cobra.Command) {
@@ -127,6 +137,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
+	g.kafkaSec.addFlags(root)
 }
 
 // setup validates the global options and builds the logger. It runs before any network call.
@@ -157,6 +168,14 @@ func (g *globalOptions) setup(d *deps) error {
 	}
 	if g.zkAuth != "" && !strings.HasPrefix(g.zkAuth, "digest:") {
 		return errors.New(`--zk-auth: expected "digest:user:password"`)
+	}
+	sec, err := g.kafkaSec.security(os.Getenv)
+	if err != nil {
+		return err
+	}
+	g.kafkaSecurity = sec
+	if sec.Mechanism == kafkawriter.MechanismPlain && !sec.TLS {
+		d.logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
 	}
 	return nil
 }

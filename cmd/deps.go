@@ -62,6 +62,7 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 		ClientID:  g.clientID,
 		Version:   g.kafkaVersion,
 		Logger:    d.logger,
+		Security:  g.kafkaSecurity,
 
 		LibraryDebug: g.debug,
 	})
@@ -85,7 +86,8 @@ func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSour
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := offsetlog.Open(ctx, offsetlog.Config{Bootstrap: bootstrap, ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger})
+	r, err := offsetlog.Open(ctx, offsetlog.Config{Bootstrap: bootstrap, ClientID: g.clientID, Version: g.kafkaVersion,
+		Logger: d.logger, Security: g.kafkaSecurity})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,12 +39,22 @@ type env struct {
 	kw     *kafkawriter.Client
 	admin  sarama.ClusterAdmin
 	dir    string // for plan, CSV and backup files
+	// sec is how the test's own clients (kw, admin, producers) reach Kafka: plaintext, or the
+	// secure profile's super user.
+	sec kafkawriter.Security
+	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags).
+	kafkaArgs []string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	st := stacktest.Get(t)
-	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir()}
+	return newEnvOn(t, stacktest.Get(t), kafkawriter.Security{})
+}
+
+// newEnvOn is newEnv on stack st, the test's own Kafka clients connecting with sec.
+func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkawriter.Security) *env {
+	t.Helper()
+	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir(), sec: sec}
 	e.zkURL = st.ZK + e.chroot
 	e.raw = dialZK(t, st.ZK)
 	e.ensure(e.chroot)
@@ -59,7 +69,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("open zookeeper %s: %v", e.zkURL, err)
 	}
 	t.Cleanup(e.zr.Close)
-	if e.kw, err = kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: []string{st.Kafka}}); err != nil {
+	if e.kw, err = kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: []string{st.Kafka}, Security: sec}); err != nil {
 		t.Fatalf("open kafka %s: %v", st.Kafka, err)
 	}
 	t.Cleanup(func() {
@@ -100,6 +110,9 @@ func (e *env) saramaConfig() *sarama.Config {
 	if e.kw != nil {
 		c.Version = e.kw.Version()
 	}
+	if err := e.sec.Apply(c); err != nil {
+		e.t.Fatal(err)
+	}
 	return c
 }
 
@@ -123,7 +136,12 @@ func (e *env) deleteGroupAtEnd(g string) {
 // topic creates a topic with records[p] records in partition p; it is deleted at the end.
 func (e *env) topic(records ...int) string {
 	e.t.Helper()
-	name := stacktest.Name(e.t, "t")
+	return e.namedTopic(stacktest.Name(e.t, "t"), records...)
+}
+
+// namedTopic is topic with the given name.
+func (e *env) namedTopic(name string, records ...int) string {
+	e.t.Helper()
 	e.deleteTopicAtEnd(name)
 	if err := e.kw.CreateTopic(e.ctx(), name, int32(len(records))); err != nil {
 		e.t.Fatal(err)

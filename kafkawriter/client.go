@@ -45,6 +45,9 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		// operator asked for the library's own logs (--debug).
 		sarama.Logger = slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	}
+	if cfg.Security.InsecureSkipVerify {
+		cfg.Logger.Warn("KAFKA TLS CERTIFICATE VERIFICATION IS OFF (insecure-skip-verify): any server can pose as the brokers and read the credentials and offsets sent to them")
+	}
 	apis, addr, err := probe(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -60,23 +63,30 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	cfg.Logger.Debug("kafka protocol level", "broker", addr, "detected", detected, "using", version)
 
-	conf := baseConfig(cfg)
+	conf, err := baseConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	conf.Version = version
 	sc, err := newSaramaClient(ctx, cfg.Logger, cfg.Bootstrap, conf)
 	if err != nil {
-		return nil, fmt.Errorf("connect to kafka at %v: %w", cfg.Bootstrap, err)
+		return nil, fmt.Errorf("connect to kafka at %v (%s): %w", cfg.Bootstrap, cfg.Security.Describe(), err)
 	}
 	c := &Client{cfg: cfg, sc: sc, groupConns: []sarama.Client{sc}, version: version}
 	// The extra connections skip the full metadata fetch: they only ever talk to coordinators,
 	// which FindCoordinator names.
-	extra := baseConfig(cfg)
+	extra, err := baseConfig(cfg)
+	if err != nil {
+		c.closeQuietly()
+		return nil, err
+	}
 	extra.Version = version
 	extra.Metadata.Full = false
 	for len(c.groupConns) < cfg.Connections {
 		gc, err := newSaramaClient(ctx, cfg.Logger, cfg.Bootstrap, extra)
 		if err != nil {
 			c.closeQuietly()
-			return nil, fmt.Errorf("connect to kafka at %v: %w", cfg.Bootstrap, err)
+			return nil, fmt.Errorf("connect to kafka at %v (%s): %w", cfg.Bootstrap, cfg.Security.Describe(), err)
 		}
 		c.groupConns = append(c.groupConns, gc)
 	}
@@ -125,8 +135,11 @@ func newSaramaClient(ctx context.Context, log *slog.Logger, addrs []string, conf
 	}
 }
 
-func baseConfig(cfg Config) *sarama.Config {
+func baseConfig(cfg Config) (*sarama.Config, error) {
 	conf := sarama.NewConfig()
+	if err := cfg.Security.Apply(conf); err != nil {
+		return nil, err
+	}
 	conf.ClientID = cfg.ClientID
 	conf.Net.DialTimeout = cfg.DialTimeout
 	// A Metadata request for a missing topic must never create it (sarama's default would,
@@ -141,7 +154,7 @@ func baseConfig(cfg Config) *sarama.Config {
 	// Below sarama's 30s read timeout, so a slow CreateTopics comes back as REQUEST_TIMED_OUT
 	// from the broker rather than as a dropped connection.
 	conf.Admin.Timeout = 20 * time.Second
-	return conf
+	return conf, nil
 }
 
 // Version is the protocol level the client was configured with.
@@ -197,12 +210,12 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 	sc := c.forGroup(group)
 	if refresh {
 		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, sc.RefreshCoordinator(group) }); err != nil {
-			return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
+			return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 		}
 	}
 	b, err := Call(ctx, func() (*sarama.Broker, error) { return sc.Coordinator(group) })
 	if err != nil {
-		return nil, fmt.Errorf("find coordinator of group %q: %w", group, err)
+		return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 	}
 	return b, nil
 }

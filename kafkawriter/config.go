@@ -59,6 +59,8 @@ type Config struct {
 	// Connections is how many connections per coordinator carry group requests (a broker
 	// serves one request per connection at a time). Default and maximum: Parallel.
 	Connections int
+	// Security is TLS and SASL for every connection. Default: plaintext, no authentication.
+	Security Security
 }
 
 func (c Config) withDefaults() Config {
@@ -103,7 +105,7 @@ func (c Config) validate() error {
 			return err
 		}
 	}
-	return nil
+	return c.Security.Validate()
 }
 
 // ParseBootstrap splits a comma-separated list of host:port ("a:9092,b:9092") into its servers,

@@ -77,7 +77,10 @@ func TestConfigDefaults(t *testing.T) {
 	if got := (Config{Parallel: 3, Connections: 10}).withDefaults().Connections; got != 3 {
 		t.Errorf("Connections above Parallel: got %d, want 3", got)
 	}
-	conf := baseConfig(c)
+	conf, err := baseConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if conf.Metadata.AllowAutoTopicCreation {
 		t.Error("metadata requests would auto-create topics")
 	}

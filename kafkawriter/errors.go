@@ -115,3 +115,29 @@ func Call[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		return zero, ctx.Err()
 	}
 }
+
+// authorizationHint names an ACL refusal the way Kafka's docs and broker logs do, and says
+// which permission is missing: sarama's own text ("not authorized to access this group")
+// names neither. "" for any other error.
+func authorizationHint(k sarama.KError) string {
+	switch k {
+	case sarama.ErrGroupAuthorizationFailed:
+		return "GROUP_AUTHORIZATION_FAILED (the Kafka user lacks the ACL: READ on the group to commit, DESCRIBE to read)"
+	case sarama.ErrTopicAuthorizationFailed:
+		return "TOPIC_AUTHORIZATION_FAILED (the Kafka user lacks the ACL: READ on the topic to commit, DESCRIBE to read)"
+	case sarama.ErrClusterAuthorizationFailed:
+		return "CLUSTER_AUTHORIZATION_FAILED (the Kafka user lacks an ACL on the cluster)"
+	}
+	return ""
+}
+
+// authPrefix is authorizationHint(err) followed by ": " when err is an ACL refusal, else "".
+func authPrefix(err error) string {
+	var k sarama.KError
+	if errors.As(err, &k) {
+		if h := authorizationHint(k); h != "" {
+			return h + ": "
+		}
+	}
+	return ""
+}

@@ -143,7 +143,7 @@ func (c *Client) fetchOn(ctx context.Context, b *sarama.Broker, groups []string)
 			continue
 		case gr.Err != sarama.ErrNoError:
 			if !retriable(gr.Err) {
-				return nil, nil, fmt.Errorf("fetch offsets of group %q: %w", g, gr.Err)
+				return nil, nil, fmt.Errorf("fetch offsets of group %q: %s%w", g, authPrefix(gr.Err), gr.Err)
 			}
 			left = append(left, g)
 			continue
@@ -164,7 +164,7 @@ func committedFrom(group string, blocks map[string]map[int32]*sarama.OffsetFetch
 	for topic, parts := range blocks {
 		for p, blk := range parts {
 			if blk.Err != sarama.ErrNoError {
-				return nil, fmt.Errorf("fetch offset of group %q topic %q partition %d: %w", group, topic, p, blk.Err)
+				return nil, fmt.Errorf("fetch offset of group %q topic %q partition %d: %s%w", group, topic, p, authPrefix(blk.Err), blk.Err)
 			}
 			if blk.Offset < 0 {
 				continue

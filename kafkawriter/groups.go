@@ -139,7 +139,7 @@ func (c *Client) describeOn(ctx context.Context, b *sarama.Broker, groups []stri
 			dead = append(dead, d.GroupId)
 			continue
 		default:
-			gerrs = append(gerrs, fmt.Errorf("describe group %q: %w", d.GroupId, d.Err))
+			gerrs = append(gerrs, fmt.Errorf("describe group %q: %s%w", d.GroupId, authPrefix(d.Err), d.Err))
 			continue
 		}
 		if d.State == "Dead" && len(d.Members) == 0 {
@@ -226,11 +226,11 @@ func (c *Client) FetchCommitted(ctx context.Context, group string) (map[migrate.
 				return fmt.Errorf("fetch offsets of group %q: %w", group, sarama.ErrIncompleteResponse)
 			}
 			if g.Err != sarama.ErrNoError {
-				return fmt.Errorf("fetch offsets of group %q: %w", group, g.Err)
+				return fmt.Errorf("fetch offsets of group %q: %s%w", group, authPrefix(g.Err), g.Err)
 			}
 			blocks = g.Blocks
 		} else if resp.Err != sarama.ErrNoError {
-			return fmt.Errorf("fetch offsets of group %q: %w", group, resp.Err)
+			return fmt.Errorf("fetch offsets of group %q: %s%w", group, authPrefix(resp.Err), resp.Err)
 		}
 		out, err = committedFrom(group, blocks)
 		return err

@@ -95,13 +95,22 @@ func probe(ctx context.Context, cfg Config) (map[int16]apiRange, string, error) 
 		if err == nil {
 			return apis, addr, nil
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+		aerr, ok := cfg.Security.authError(addr, err)
+		if ok {
+			// Credentials and trust are the same for every broker: trying the next one would
+			// only repeat the refusal under a misleading "not reachable".
+			return nil, "", aerr
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", addr, aerr))
 	}
-	return nil, "", fmt.Errorf("no kafka broker reachable at %v: %w", cfg.Bootstrap, errors.Join(errs...))
+	return nil, "", fmt.Errorf("no kafka broker reachable at %v (%s): %w", cfg.Bootstrap, cfg.Security.Describe(), errors.Join(errs...))
 }
 
 func probeOne(ctx context.Context, cfg Config, addr string) (map[int16]apiRange, error) {
-	conf := baseConfig(cfg)
+	conf, err := baseConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// The probe speaks ApiVersions itself; sarama's automatic one would hide the response.
 	conf.ApiVersionsRequest = false
 	conf.Version = sarama.V2_4_0_0 // ApiVersions v3 needs it; older brokers answer v0 (KIP-511)

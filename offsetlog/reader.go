@@ -102,6 +102,8 @@ type Config struct {
 	RetryTimeout time.Duration
 	// Logger receives this package's logs. Default: discard.
 	Logger *slog.Logger
+	// Security is TLS and SASL, exactly as the migration's own Kafka client connects.
+	Security kafkawriter.Security
 }
 
 // Reader reads __consumer_offsets. It is safe for concurrent use: each Read has its own state.
@@ -122,6 +124,9 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 		return nil, err
 	}
 	conf := sarama.NewConfig()
+	if err := cfg.Security.Apply(conf); err != nil {
+		return nil, err
+	}
 	conf.ClientID = cmp.Or(cfg.ClientID, kafkawriter.DefaultClientID)
 	conf.Net.DialTimeout = cmp.Or(cfg.DialTimeout, kafkawriter.DefaultDialTimeout)
 	conf.Metadata.AllowAutoTopicCreation = false

@@ -38,9 +38,18 @@ func (s *Stack) DescribeOffsets(t testing.TB, group string) map[string]int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := s.KafkaTool(ctx, ConsumerGroupClass, "--bootstrap-server", s.Kafka, "--describe", "--group", group)
+	// The tool's own --timeout defaults to 5 s; on a loaded box its FindCoordinator can take
+	// longer, and it then prints "Error: ..." yet exits 0, which read as "no offsets".
+	args := []string{"--bootstrap-server", s.Kafka, "--describe", "--group", group, "--timeout", "60000"}
+	if s.ClientProperties != "" {
+		args = append(args, "--command-config", s.ClientProperties) // SASL_SSL as the admin
+	}
+	out, err := s.KafkaTool(ctx, ConsumerGroupClass, args...)
 	if err != nil {
 		t.Fatalf("consumer-groups --describe %s: %v", group, err)
+	}
+	if strings.Contains(out, "Error:") {
+		t.Fatalf("consumer-groups --describe %s failed:\n%s", group, out)
 	}
 	offsets, err := ParseDescribe(out, group)
 	if err != nil {

@@ -31,6 +31,23 @@ type Stack struct {
 	KafkaLibs string // folder of the Kafka jars, for Kafka's own tools
 	Logs      string
 
+	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
+	Secure      bool
+	CAFile      string // PEM CA that signed the broker's certificate
+	OtherCAFile string // an unrelated CA, for wrong-CA tests
+	// KafkaMTLS is a second SASL_SSL listener that also requires a client certificate from
+	// CAFile's CA. ClientCert/KeyFile is one; OtherClient* is one from OtherCAFile's CA.
+	KafkaMTLS                               string
+	ClientCertFile, ClientKeyFile           string
+	OtherClientCertFile, OtherClientKeyFile string
+	User                                    string // the test user (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), ACL-limited
+	PasswordFile                            string
+	AdminUser                               string // a super user (PLAIN)
+	AdminPasswordFile                       string
+	ClientProperties                        string // Java client config (admin over SASL_SSL) for Kafka's own tools
+	DeniedGroupPrefix                       string // the test user may not commit to groups named so
+	DeniedTopicPrefix                       string // nor to partitions of topics named so
+
 	started string // STACK_NAME when this package started the stack
 }
 
@@ -43,8 +60,35 @@ var shared struct {
 }
 
 // Get returns the stack, starting it on first use unless ZK2KAFKA_STACK_ENV names one.
-// Under `go test -short` it skips the test: integration tests need the real stack.
+// Under `go test -short` it skips the test: integration tests need the real stack. On the
+// secure profile it skips too: these tests connect in plaintext (GetSecure is for that one).
 func Get(t testing.TB) *Stack {
+	t.Helper()
+	s := get(t)
+	if s.Secure {
+		t.Skip("plaintext integration test: the stack is the secure profile (SASL_SSL only)")
+	}
+	return s
+}
+
+// GetSecure returns the stack if it is the secure profile and skips the test otherwise. It
+// starts a stack only when ZK2KAFKA_TEST_PROFILE=secure.
+func GetSecure(t testing.TB) *Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs the real stack (run without -short)")
+	}
+	if os.Getenv(EnvFile) == "" && os.Getenv(EnvProfile) != "secure" {
+		t.Skip("security test: needs the secure stack (ZK2KAFKA_STACK_ENV of `scripts/stack up secure`)")
+	}
+	s := get(t)
+	if !s.Secure {
+		t.Skipf("security test: the stack is the %s profile, not secure", s.Profile)
+	}
+	return s
+}
+
+func get(t testing.TB) *Stack {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs the real stack (run without -short)")
@@ -113,9 +157,20 @@ func readEnv(path string) (*Stack, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"]}
+	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"],
+		Secure: vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
+		KafkaMTLS: vals["KAFKA_MTLS"], ClientCertFile: vals["KAFKA_CLIENT_CERT_FILE"], ClientKeyFile: vals["KAFKA_CLIENT_KEY_FILE"],
+		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
+		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],
+		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
+		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
+		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
+	}
+	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "" || s.DeniedTopicPrefix == "") {
+		return nil, fmt.Errorf("%s: secure profile without KAFKA_CA_FILE, KAFKA_PASSWORD_FILE, KAFKA_ADMIN_PASSWORD_FILE, "+
+			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS or KAFKA_DENIED_TOPIC_PREFIX (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
 }

@@ -1,6 +1,9 @@
 // Command stackcheck waits until a Kafka broker is really ready: a Metadata request lists a
 // broker and a FindCoordinator for a probe group succeeds (which also creates __consumer_offsets).
 // Log lines are only hints; this is what a client sees. Used by scripts/stack.
+//
+// For the secure profile it connects through TLS and SASL (-tls-ca, -sasl-*) and, once the
+// broker is ready, creates the test user's ACLs (-acl-user, see acl.go).
 package main
 
 import (
@@ -10,34 +13,62 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 )
 
 func main() {
 	kafka := flag.String("kafka", "", "bootstrap server host:port")
 	pid := flag.Int("pid", 0, "give up early when this process exits")
 	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait")
+	ca := flag.String("tls-ca", "", "connect over TLS trusting this PEM CA file")
+	mech := flag.String("sasl-mechanism", "", "SASL mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)")
+	user := flag.String("sasl-user", "", "SASL user")
+	pwFile := flag.String("sasl-password-file", "", "file holding the SASL password")
+	aclUser := flag.String("acl-user", "", "once ready, grant this user what a migration needs")
+	denyPrefix := flag.String("acl-deny-group-prefix", "", "and deny it READ (commit) on groups with this prefix")
+	denyTopicPrefix := flag.String("acl-deny-topic-prefix", "", "and deny it READ (commit) on topics with this prefix")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("stackcheck: ")
 	sarama.Logger = log.New(io.Discard, "", 0)
-	if err := waitReady(*kafka, *pid, *timeout); err != nil {
+	sec := kafkawriter.Security{TLS: *ca != "", CAFile: *ca, Mechanism: *mech, User: *user}
+	if *pwFile != "" {
+		b, err := os.ReadFile(*pwFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		sec.Password = kafkawriter.Secret(strings.TrimSpace(string(b)))
+	}
+	cfg := sarama.NewConfig()
+	if err := sec.Apply(cfg); err != nil {
+		log.Fatal(err)
+	}
+	if err := waitReady(cfg, *kafka, *pid, *timeout); err != nil {
 		log.Print(err)
 		os.Exit(1)
 	}
+	if *aclUser != "" {
+		if err := createACLs(cfg, *kafka, *aclUser, *denyPrefix, *denyTopicPrefix); err != nil {
+			log.Print(err)
+			os.Exit(1)
+		}
+	}
 }
 
-func waitReady(addr string, pid int, timeout time.Duration) error {
+func waitReady(cfg *sarama.Config, addr string, pid int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for time.Now().Before(deadline) {
 		if pid > 0 && syscall.Kill(pid, 0) != nil {
 			return fmt.Errorf("kafka process %d exited before it was ready (last error: %v)", pid, last)
 		}
-		if last = probe(addr); last == nil {
+		if last = probe(cfg, addr); last == nil {
 			return nil
 		}
 		time.Sleep(300 * time.Millisecond)
@@ -45,8 +76,7 @@ func waitReady(addr string, pid int, timeout time.Duration) error {
 	return fmt.Errorf("kafka %s not ready after %s: %w", addr, timeout, last)
 }
 
-func probe(addr string) error {
-	cfg := sarama.NewConfig()
+func probe(cfg *sarama.Config, addr string) error {
 	cfg.Version = sarama.V2_1_0_0
 	cfg.Net.DialTimeout = 2 * time.Second
 	cfg.Metadata.Retry.Max = 0

@@ -1,0 +1,244 @@
+package kafkawriter
+
+import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/IBM/sarama"
+)
+
+// SASL mechanisms Security accepts (the names Kafka's sasl.enabled.mechanisms uses).
+const (
+	MechanismPlain       = "PLAIN"
+	MechanismSCRAMSHA256 = "SCRAM-SHA-256"
+	MechanismSCRAMSHA512 = "SCRAM-SHA-512"
+)
+
+// Mechanisms lists the accepted SASL mechanisms, for help texts and errors.
+func Mechanisms() []string {
+	return []string{MechanismPlain, MechanismSCRAMSHA256, MechanismSCRAMSHA512}
+}
+
+// Secret is a password. It prints, formats and logs as "[redacted]" so that a Config or an
+// error that carries one can never show it; only Reveal returns the value.
+type Secret string
+
+const redacted = "[redacted]"
+
+// String hides the secret from fmt's %v and %s.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString hides the secret from fmt's %#v.
+func (s Secret) GoString() string { return s.String() }
+
+// LogValue hides the secret from slog.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// MarshalText hides the secret from encoders (JSON, YAML).
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Reveal returns the secret itself: only for the wire.
+func (s Secret) Reveal() string { return string(s) }
+
+// Security configures TLS and SASL for every connection to the cluster. The zero value is
+// plaintext without authentication.
+type Security struct {
+	// TLS turns on TLS. The other TLS fields are errors without it, so a half-written config
+	// never silently falls back to plaintext.
+	TLS bool
+	// CAFile is a PEM bundle of the CAs that sign the brokers' certificates. Default: the
+	// system's roots.
+	CAFile string
+	// CertFile and KeyFile are the PEM client certificate and key (mutual TLS), both or neither.
+	CertFile, KeyFile string
+	// ServerName is checked against the brokers' certificates instead of the host dialled.
+	ServerName string
+	// InsecureSkipVerify accepts any broker certificate: it protects nothing against a man in
+	// the middle. Open logs a warning on every use.
+	InsecureSkipVerify bool
+	// Mechanism is "" (no SASL) or one of Mechanisms.
+	Mechanism string
+	// User and Password are the SASL credentials.
+	User     string
+	Password Secret
+}
+
+// Enabled reports whether anything but plaintext is configured.
+func (s Security) Enabled() bool { return s.TLS || s.Mechanism != "" }
+
+// Describe is a one-line summary for logs and errors: protocol and mechanism, never a secret.
+func (s Security) Describe() string {
+	proto := "PLAINTEXT"
+	switch {
+	case s.TLS && s.Mechanism != "":
+		proto = "SASL_SSL"
+	case s.TLS:
+		proto = "SSL"
+	case s.Mechanism != "":
+		proto = "SASL_PLAINTEXT"
+	}
+	if s.Mechanism != "" {
+		return fmt.Sprintf("%s %s user %q", proto, s.Mechanism, s.User)
+	}
+	return proto
+}
+
+// Validate checks the settings and the files they name without any network call. Errors name
+// the setting and the file, never the password.
+func (s Security) Validate() error {
+	_, err := s.tlsConfig()
+	if err != nil {
+		return err
+	}
+	return s.validateSASL()
+}
+
+func (s Security) validateSASL() error {
+	if s.Mechanism == "" {
+		if s.User != "" || s.Password != "" {
+			return fmt.Errorf("kafka SASL: a user or password is given but no mechanism: choose one of %s",
+				strings.Join(Mechanisms(), ", "))
+		}
+		return nil
+	}
+	if !knownMechanism(s.Mechanism) {
+		return fmt.Errorf("kafka SASL mechanism %q: expected one of %s", s.Mechanism, strings.Join(Mechanisms(), ", "))
+	}
+	if s.User == "" {
+		return fmt.Errorf("kafka SASL %s: no user given", s.Mechanism)
+	}
+	if s.Password == "" {
+		return fmt.Errorf("kafka SASL %s as user %q: no password given", s.Mechanism, s.User)
+	}
+	return nil
+}
+
+func knownMechanism(m string) bool {
+	return slices.Contains(Mechanisms(), m)
+}
+
+// NormalizeMechanism upper-cases a mechanism name ("scram-sha-512" is SCRAM-SHA-512).
+func NormalizeMechanism(m string) string { return strings.ToUpper(strings.TrimSpace(m)) }
+
+// tlsConfig builds the TLS settings, reading the files; nil when TLS is off.
+func (s Security) tlsConfig() (*tls.Config, error) {
+	if !s.TLS {
+		for name, set := range map[string]bool{
+			"a CA file": s.CAFile != "", "a client certificate": s.CertFile != "", "a client key": s.KeyFile != "",
+			"a server name": s.ServerName != "", "insecure-skip-verify": s.InsecureSkipVerify,
+		} {
+			if set {
+				return nil, fmt.Errorf("kafka TLS: %s is given but TLS is not enabled (--kafka-tls)", name)
+			}
+		}
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.ServerName, InsecureSkipVerify: s.InsecureSkipVerify}
+	if s.CAFile != "" {
+		pem, err := os.ReadFile(s.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("kafka TLS CA file %s: no PEM certificate in it", s.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	switch {
+	case s.CertFile != "" && s.KeyFile == "":
+		return nil, fmt.Errorf("kafka TLS client certificate %s: no key file given", s.CertFile)
+	case s.KeyFile != "" && s.CertFile == "":
+		return nil, fmt.Errorf("kafka TLS client key %s: no certificate file given", s.KeyFile)
+	case s.CertFile != "":
+		pair, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
+		if err != nil {
+			// LoadX509KeyPair's messages name neither file: say which pair it was.
+			return nil, fmt.Errorf("kafka TLS client certificate %s and key %s: %w", s.CertFile, s.KeyFile, err)
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// Apply sets conf's TLS and SASL from s (after Validate's checks). Other sarama clients of
+// this project (offsetlog, the stack's readiness check, tests) use it to connect the same way.
+func (s Security) Apply(conf *sarama.Config) error {
+	tc, err := s.tlsConfig()
+	if err != nil {
+		return err
+	}
+	if err := s.validateSASL(); err != nil {
+		return err
+	}
+	if tc != nil {
+		conf.Net.TLS.Enable = true
+		conf.Net.TLS.Config = tc
+	}
+	if s.Mechanism == "" {
+		return nil
+	}
+	conf.Net.SASL.Enable = true
+	conf.Net.SASL.Handshake = true
+	// v1 wraps the exchange in SaslAuthenticate requests (Kafka 1.0+), so a failure comes
+	// back as an error message from the broker rather than a closed connection.
+	conf.Net.SASL.Version = sarama.SASLHandshakeV1
+	conf.Net.SASL.Mechanism = sarama.SASLMechanism(s.Mechanism)
+	conf.Net.SASL.User = s.User
+	conf.Net.SASL.Password = s.Password.Reveal()
+	switch s.Mechanism {
+	case MechanismSCRAMSHA256:
+		conf.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return newSCRAMClient(sha256.New) }
+	case MechanismSCRAMSHA512:
+		conf.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return newSCRAMClient(sha512.New) }
+	}
+	return nil
+}
+
+// authError explains a failed connection when it is the broker refusing our credentials or
+// our TLS settings refusing the broker, naming the broker and mechanism; ok is false for
+// any other error.
+func (s Security) authError(addr string, err error) (_ error, ok bool) {
+	switch {
+	case errors.Is(err, sarama.ErrSASLAuthenticationFailed), errors.Is(err, sarama.ErrIllegalSASLState):
+		return fmt.Errorf("kafka broker %s refused SASL %s authentication as user %q (wrong user or password?): %w",
+			addr, s.Mechanism, s.User, err), true
+	case errors.Is(err, sarama.ErrUnsupportedSASLMechanism):
+		return fmt.Errorf("kafka broker %s does not enable SASL mechanism %s: %w", addr, s.Mechanism, err), true
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var hostname x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify) {
+		return fmt.Errorf("kafka broker %s: TLS certificate not trusted (check the CA file and server name): %w", addr, err), true
+	}
+	// A TLS alert from the broker about certificates (bad_certificate, unknown_ca,
+	// certificate_required) after our check of its certificate passed: it wants a client
+	// certificate it trusts. crypto/tls reports alerts as a net.OpError "remote error" around an
+	// unexported type, hence the text match.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && strings.Contains(op.Err.Error(), "certificate") {
+		return fmt.Errorf("kafka broker %s refused our TLS client certificate (none given, or not from a CA it trusts): %w", addr, err), true
+	}
+	if !s.TLS && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		// A TLS listener drops a plaintext client's first request without a word.
+		return fmt.Errorf("%w (the broker closed the connection at once: if its listener is SSL or SASL_SSL, add --kafka-tls)", err), false
+	}
+	return err, false
+}

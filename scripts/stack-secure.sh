@@ -1,0 +1,139 @@
+# shellcheck shell=bash
+# The secure profile of scripts/stack (sourced by it): Kafka 4.1 KRaft whose only client
+# listener is SASL_SSL. Everything is generated into the run folder at start:
+#   tls/ca.pem          the CA clients trust (tls/other-ca.pem: an unrelated CA, for wrong-CA tests)
+#   tls/broker.pem      the broker's key and certificate (SAN IP:127.0.0.1, DNS:localhost)
+#   tls/client.{pem,key}        a client certificate from the CA, and one from the unrelated
+#   tls/other-client.{pem,key}  CA, for the second listener (MTLS: SASL_SSL requiring a client
+#                               certificate, KAFKA_MTLS in stack.env)
+#   secrets/*.password  random passwords, mode 600
+#   admin.properties    a Java client config (admin over SASL_SSL/PLAIN) for Kafka's own tools
+# Users: admin (super user, PLAIN; also the inter-broker login) and zk2kafka (PLAIN,
+# SCRAM-SHA-256 and SCRAM-SHA-512). The test user's ACLs (created by stackcheck once the broker
+# is up) allow what a migration needs on every topic and group except READ (commit) on groups
+# whose name starts with $SECURE_DENIED_PREFIX, and READ on topics whose name starts with
+# $SECURE_DENIED_TOPIC_PREFIX.
+# KRaft rather than 3.9's ZooKeeper mode: SCRAM users go in at format time (StorageTool
+# --add-scram) instead of through a running ZooKeeper, and 4.x is where migrations land.
+
+SECURE_USER=zk2kafka
+SECURE_DENIED_PREFIX=denied-
+SECURE_DENIED_TOPIC_PREFIX=denied-topic-
+
+# secure_files: certificates and passwords into $RUN.
+secure_files() {
+  command -v openssl >/dev/null || die "openssl not found: the secure profile generates its certificates with it"
+  local t="$RUN/tls" s="$RUN/secrets"
+  mkdir -p "$t" "$s"; chmod 700 "$s"
+  (
+    cd "$t"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 7 -subj "/CN=zk2kafka test CA"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key -out other-ca.pem -days 7 -subj "/CN=unrelated CA"
+    openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj "/CN=localhost"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' >broker.ext
+    openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.crt -days 7 -extfile broker.ext
+    # Kafka's PEM key store: an unencrypted PKCS#8 key followed by the certificate chain.
+    cat broker.key broker.crt ca.pem >broker.pem
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' >client.ext
+    for c in client:ca other-client:other-ca; do
+      openssl req -newkey rsa:2048 -nodes -keyout "${c%%:*}.key" -out "${c%%:*}.csr" -subj "/CN=zk2kafka-client"
+      openssl x509 -req -in "${c%%:*}.csr" -CA "${c#*:}.pem" -CAkey "${c#*:}.key" -CAcreateserial \
+        -out "${c%%:*}.pem" -days 7 -extfile client.ext
+    done
+  ) >"$LOGS/openssl.log" 2>&1 || { tail -5 "$LOGS/openssl.log" >&2; die "generating certificates failed (log: $LOGS/openssl.log)"; }
+  local u
+  for u in admin "$SECURE_USER"; do
+    (umask 077; openssl rand -hex 16 >"$s/$u.password")
+  done
+  cat >"$RUN/admin.properties" <<CFG
+security.protocol=SASL_SSL
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="$(cat "$s/admin.password")";
+ssl.truststore.type=PEM
+ssl.truststore.location=$t/ca.pem
+CFG
+  chmod 600 "$RUN/admin.properties"
+}
+
+# secure_props KAFKA_PORT CONTROLLER_PORT MTLS_PORT: server.properties lines.
+secure_props() {
+  local admin user
+  admin=$(cat "$RUN/secrets/admin.password"); user=$(cat "$RUN/secrets/$SECURE_USER.password")
+  cat <<CFG
+process.roles=broker,controller
+node.id=1
+listeners=SASL_SSL://127.0.0.1:$1,CONTROLLER://127.0.0.1:$2,MTLS://127.0.0.1:$3
+advertised.listeners=SASL_SSL://127.0.0.1:$1,MTLS://127.0.0.1:$3
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=SASL_SSL
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL,MTLS:SASL_SSL
+controller.quorum.bootstrap.servers=127.0.0.1:$2
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=PLAIN
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="$admin" user_admin="$admin" user_$SECURE_USER="$user";
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.mtls.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SECURE_USER="$user";
+listener.name.mtls.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.mtls.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+# Only the MTLS listener requires a client certificate (from ca.pem); the principal is still
+# the SASL user.
+listener.name.mtls.ssl.client.auth=required
+ssl.keystore.type=PEM
+ssl.keystore.location=$RUN/tls/broker.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$RUN/tls/ca.pem
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+# The controller listener is loopback PLAINTEXT, used only by this node's own broker, whose
+# principal there is ANONYMOUS: it must be a super user for the cluster actions it sends.
+super.users=User:admin;User:ANONYMOUS
+allow.everyone.if.no.acl.found=false
+CFG
+}
+
+# secure_scram_args: StorageTool arguments, one a line, creating the SCRAM credentials.
+secure_scram_args() {
+  local pw m
+  pw=$(cat "$RUN/secrets/$SECURE_USER.password")
+  for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+    echo --add-scram; echo "$m=[name=$SECURE_USER,password=$pw]"
+  done
+}
+
+# secure_check_args: stackcheck arguments: readiness as admin through SASL_SSL, then the ACLs.
+secure_check_args() {
+  printf '%s\n' -tls-ca "$RUN/tls/ca.pem" -sasl-mechanism PLAIN -sasl-user admin \
+    -sasl-password-file "$RUN/secrets/admin.password" -acl-user "$SECURE_USER" -acl-deny-group-prefix "$SECURE_DENIED_PREFIX" \
+    -acl-deny-topic-prefix "$SECURE_DENIED_TOPIC_PREFIX"
+}
+
+# secure_env MTLS_PORT: stack.env lines.
+secure_env() {
+  cat <<ENV
+SECURE=1
+KAFKA_MTLS=127.0.0.1:$1
+KAFKA_CA_FILE=$RUN/tls/ca.pem
+KAFKA_OTHER_CA_FILE=$RUN/tls/other-ca.pem
+KAFKA_CLIENT_CERT_FILE=$RUN/tls/client.pem
+KAFKA_CLIENT_KEY_FILE=$RUN/tls/client.key
+KAFKA_OTHER_CLIENT_CERT_FILE=$RUN/tls/other-client.pem
+KAFKA_OTHER_CLIENT_KEY_FILE=$RUN/tls/other-client.key
+KAFKA_USER=$SECURE_USER
+KAFKA_PASSWORD_FILE=$RUN/secrets/$SECURE_USER.password
+KAFKA_ADMIN_USER=admin
+KAFKA_ADMIN_PASSWORD_FILE=$RUN/secrets/admin.password
+KAFKA_CLIENT_PROPERTIES=$RUN/admin.properties
+KAFKA_DENIED_GROUP_PREFIX=$SECURE_DENIED_PREFIX
+KAFKA_DENIED_TOPIC_PREFIX=$SECURE_DENIED_TOPIC_PREFIX
+ENV
+}
+
+secure_yaml() {
+  cat <<CFG
+kafka-tls: true
+kafka-tls-ca-file: $RUN/tls/ca.pem
+kafka-sasl-mechanism: SCRAM-SHA-512
+kafka-sasl-user: $SECURE_USER
+kafka-sasl-password-file: $RUN/secrets/$SECURE_USER.password
+CFG
+}
