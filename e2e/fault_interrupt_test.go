@@ -28,23 +28,7 @@ func TestCopyInterruptedAtRandom(t *testing.T) {
 	rng := faultRand(t)
 	fs := e.seedFaultSet(seed.Spec{Seed: 11, Groups: 120, TopicsPerGroup: 2, Topics: 3, Partitions: 4, Records: 50})
 
-	// Kafka before the migration: a quarter of the partitions behind ZooKeeper (to be written
-	// over), a quarter ahead of it (to be kept: --on-conflict=max), the rest without a commit.
-	prior := map[migrate.Key]int64{}
-	final := maps.Clone(fs.zk)
-	i := 0
-	for _, k := range sortedKeys(fs.zk) {
-		switch off := fs.zk[k]; i % 4 {
-		case 1:
-			prior[k] = off / 2
-		case 3:
-			if off < int64(fs.res.Spec.Records) {
-				prior[k] = off + 1
-				final[k] = off + 1
-			}
-		}
-		i++
-	}
+	prior, final := fs.priorAndFinal()
 	e.commitKeys(prior)
 	plan := e.savePlan()
 	saved, err := migrate.ReadPlanFile(plan)
