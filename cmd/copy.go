@@ -125,6 +125,16 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	if err != nil {
 		return err
 	}
+	if saved != nil && saved.Fingerprint == plan.Fingerprint {
+		// The stores are exactly as planned, yet the file says otherwise: it was changed after
+		// plan saved it (a group removed to leave it out, a partition set to skip). Executing the
+		// fresh plan would write what the operator took out; executing the file would trust
+		// entries no store backs. Refuse both.
+		if edited := migrate.Drift(*saved, plan); len(edited) > 0 {
+			return fmt.Errorf("plan %s differs from the plan of the stores it was made from (fingerprint %s): edited after it was saved? nothing was written; re-run plan with the selection you want:\n  %s",
+				o.planFile, saved.Fingerprint, strings.Join(limit(edited, 20), "\n  "))
+		}
+	}
 	if saved != nil && saved.Fingerprint != plan.Fingerprint {
 		if drift := migrate.Drift(*saved, plan); len(drift) > 0 {
 			if !o.replan {
