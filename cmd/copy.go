@@ -189,10 +189,27 @@ func copyExit(plan migrate.Plan, res migrate.CopyResult, runErr error) error {
 	case n[migrate.StatusFailed] > 0:
 		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
 	case n[migrate.StatusBlocked] > 0 || !plan.Safe():
-		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing",
-			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked])
+		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing%s",
+			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked], blockedByPlan(plan))
 	}
 	return nil
+}
+
+// blockedByPlan names the partitions the plan blocked and why: the copy table shows only the
+// planned writes, and "1 partition(s) blocked" alone leaves the operator to guess which.
+func blockedByPlan(plan migrate.Plan) string {
+	var lines []string
+	for _, g := range plan.Groups {
+		for _, e := range g.Entries {
+			if e.Action == migrate.ActionBlock {
+				lines = append(lines, fmt.Sprintf("group %q topic %q partition %d: %s: %s", g.Group, e.Topic, e.Partition, e.Class, e.Reason))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return ":\n  " + strings.Join(limit(lines, 20), "\n  ")
 }
 
 func warnRetention(d *deps, plan migrate.Plan) {

@@ -35,6 +35,7 @@ func TestBadInputCorpus(t *testing.T) {
 	var corpus []badInput
 	corpus = append(corpus, configCorpus()...)
 	corpus = append(corpus, flagCorpus()...)
+	corpus = append(corpus, znodeCorpus(topic)...)
 	corpus = append(corpus, planFileCorpus(topic)...)
 	for _, c := range corpus {
 		t.Run(c.name, func(t *testing.T) {
