@@ -128,7 +128,12 @@ func (e *env) deleteGroupAtEnd(g string) {
 // topic creates a topic with records[p] records in partition p; it is deleted at the end.
 func (e *env) topic(records ...int) string {
 	e.t.Helper()
-	name := stacktest.Name(e.t, "t")
+	return e.topicNamed(stacktest.Name(e.t, "t"), records...)
+}
+
+// topicNamed is topic with a name of the caller's choice.
+func (e *env) topicNamed(name string, records ...int) string {
+	e.t.Helper()
 	e.deleteTopicAtEnd(name)
 	if err := e.kw.CreateTopic(e.ctx(), name, int32(len(records))); err != nil {
 		e.t.Fatal(err)
