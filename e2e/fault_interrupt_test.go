@@ -70,6 +70,7 @@ func TestCopyInterruptedAtRandom(t *testing.T) {
 			t.Errorf("round %d: exit 1 without naming the cancellation\n%s", round, r)
 		}
 		e.checkNeverBackwards(round, now, prior, final, backups)
+		e.checkReportedWrites(round, r, now)
 		if r.code == 1 && recs > 0 && left > 0 {
 			midCopy++
 		}

@@ -65,20 +65,7 @@ func kafkaKilledDuringCopy(t *testing.T, st *stacktest.Stack) {
 		if r.code != 0 && r.code != 1 {
 			t.Fatalf("round %d: exit %d, want 0 or 1\n%s", round, r.code, r)
 		}
-		if r.stdout != "" {
-			var doc copyDoc
-			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-				t.Fatalf("round %d: copy output: %v\n%s", round, err, r)
-			}
-			for _, g := range doc.Result.Groups {
-				for _, pr := range g.Partitions {
-					k := migrate.Key{Group: g.Group, Topic: pr.Topic, Partition: pr.Partition}
-					if pr.Status == migrate.StatusWritten && now[k] != pr.Target {
-						t.Errorf("round %d: %s reported written (%d) but holds %d after the broker restart", round, k, pr.Target, now[k])
-					}
-				}
-			}
-		}
+		e.checkReportedWrites(round, r, now)
 		e.checkNeverBackwards(round, now, prior, final, backups)
 	}
 	e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup-final"))
@@ -158,6 +145,27 @@ func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
 	p, err := migrate.ReadPlanFile(e.savePlan())
 	if err != nil || p.Fingerprint != ref.Fingerprint {
 		t.Errorf("after the restarts: plan %v, fingerprint %s, want %s", err, p.Fingerprint, ref.Fingerprint)
+	}
+}
+
+// checkReportedWrites checks that every offset a copy run reported written (its -o json
+// output, printed even when the run stopped early) is in Kafka now: nothing reported is lost.
+func (e *env) checkReportedWrites(round int, r result, now map[migrate.Key]int64) {
+	e.t.Helper()
+	if r.stdout == "" {
+		return // stopped before it had a result to print
+	}
+	var doc copyDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		e.t.Fatalf("round %d: copy output: %v\n%s", round, err, r)
+	}
+	for _, g := range doc.Result.Groups {
+		for _, pr := range g.Partitions {
+			k := migrate.Key{Group: g.Group, Topic: pr.Topic, Partition: pr.Partition}
+			if pr.Status == migrate.StatusWritten && now[k] != pr.Target {
+				e.t.Errorf("round %d: %s reported written (%d) but kafka holds %d", round, k, pr.Target, now[k])
+			}
+		}
 	}
 }
 
