@@ -143,7 +143,16 @@ func (e *env) seedFaultSet(spec seed.Spec) faultSet {
 	for _, topic := range spec.WithDefaults().TopicNames() {
 		e.deleteTopicAtEnd(topic)
 	}
-	res, err := seed.Run(e.ctx(), e.zkURL, []string{e.st.Kafka}, spec, slog.New(slog.NewTextHandler(e.t.Output(), nil)))
+	// seed.Run may be re-run. A second and third try ride out a broker that is slow to show new
+	// topics (seen: KRaft busy creating another package's 5,000-partition fixture for minutes).
+	var res *seed.Result
+	var err error
+	for try := 1; try <= 3; try++ {
+		if res, err = seed.Run(e.ctx(), e.zkURL, []string{e.st.Kafka}, spec, slog.New(slog.NewTextHandler(e.t.Output(), nil))); err == nil {
+			break
+		}
+		e.t.Logf("seeding, try %d of 3: %v", try, err)
+	}
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -176,6 +185,22 @@ func (e *env) kafkaSnapshot(groups []string) map[migrate.Key]int64 {
 		}
 	}
 	return out
+}
+
+// waitZK waits until the test's own ZooKeeper session answers again after a restart.
+func (e *env) waitZK() {
+	e.t.Helper()
+	deadline := time.Now().Add(callTimeout)
+	for {
+		_, _, err := e.raw.Exists(e.chroot)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("zookeeper: the test's session does not answer %s after the restart: %v", callTimeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // backupLines counts the complete lines of a backup file (0 when it does not exist yet).

@@ -141,6 +141,7 @@ func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
 			}
 		}
 	}
+	e.waitZK()
 	// After the restarts the stores are unchanged: a last plan equals the reference.
 	p, err := migrate.ReadPlanFile(e.savePlan())
 	if err != nil || p.Fingerprint != ref.Fingerprint {
