@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
+
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -28,23 +30,22 @@ func TestStoreRestarts(t *testing.T) {
 }
 
 // kafkaKilledDuringCopy kills the broker once the copy has backed up k records, starts it again,
-// and checks: the copy either rode through the outage (exit 0) or stopped with an error (exit
-// 1), every offset it reported written is still in Kafka after the restart (no loss), every
+// and checks: the copy either rode through the outage (exit 0), stopped with an error (exit 1)
+// or blocked what a just-restarted broker could not confirm (exit 2), every offset it reported written is still in Kafka after the restart (no loss), every
 // offset is its prior value or the target (no regression), and a re-run completes the copy.
+// Each round starts again from the state before the migration, so every round has work to do.
 func kafkaKilledDuringCopy(t *testing.T, st *stacktest.Stack) {
 	e := newEnvOn(t, st)
 	rng := faultRand(t)
 	rounds := faultRounds(1, 3)
 	fs := e.seedFaultSet(seed.Spec{Seed: 13, Groups: 120, TopicsPerGroup: 2, Topics: 3, Partitions: 4, Records: 50})
 	prior, final := fs.priorAndFinal()
-	e.commitKeys(prior)
-	plan := e.savePlan()
 	writes := countDiff(prior, final)
-	var backups []string
 	for round := range rounds {
+		e.resetKafka(fs.groups, prior)
+		plan := e.savePlan()
 		backup := e.file(fmt.Sprintf("backup-%02d", round))
-		backups = append(backups, backup)
-		k := rng.IntN(max(1, writes/(2*rounds)))
+		k := rng.IntN(max(1, writes/2))
 		ctx, cancel := context.WithTimeout(e.ctx(), callTimeout)
 		p := e.startCLI(ctx, nil, "migrate", "copy", "--plan", plan, "--execute", "--backup", backup,
 			"--batch-groups", "2", "-o", "json")
@@ -62,16 +63,39 @@ func kafkaKilledDuringCopy(t *testing.T, st *stacktest.Stack) {
 		now := e.kafkaSnapshot(fs.groups)
 		t.Logf("round %d: broker killed after %d backup records (killed while running: %v): exit %d, %d offsets left\n%s",
 			round, k, killed, r.code, countDiff(now, final), lastLines(r.stderr, 3))
-		if r.code != 0 && r.code != 1 {
-			t.Fatalf("round %d: exit %d, want 0 or 1\n%s", round, r.code, r)
+		// Exit 2 is fair too: a broker that has just started can answer Metadata before it knows
+		// its topics, so the re-check before a batch sees them missing and blocks the batch.
+		if r.code != 0 && r.code != 1 && !(r.code == 2 && strings.Contains(r.stderr, "by the re-check before writing")) {
+			t.Fatalf("round %d: exit %d, want 0, 1, or 2 for writes blocked at the re-check\n%s", round, r.code, r)
 		}
 		e.checkReportedWrites(round, r, now)
-		e.checkNeverBackwards(round, now, prior, final, backups)
+		e.checkNeverBackwards(round, now, prior, final, []string{backup})
+		e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file(fmt.Sprintf("backup-%02d-final", round)))
+		if got := e.kafkaSnapshot(fs.groups); !maps.Equal(got, final) {
+			t.Fatalf("round %d: after the re-run kafka differs from the expected state at %d offsets, e.g. %s",
+				round, countDiff(got, final), firstDiff(got, final))
+		}
 	}
-	e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup-final"))
-	if got := e.kafkaSnapshot(fs.groups); !maps.Equal(got, final) {
-		t.Fatalf("after the final copy kafka differs from the expected state at %d offsets, e.g. %s", countDiff(got, final), firstDiff(got, final))
+}
+
+// resetKafka puts Kafka back in its state before the migration: the groups deleted (with
+// their commits), then the prior commits made again. Retried while a restarted broker settles.
+func (e *env) resetKafka(groups []string, prior map[migrate.Key]int64) {
+	e.t.Helper()
+	deadline := time.Now().Add(callTimeout)
+	for _, g := range groups {
+		for {
+			err := e.admin.DeleteConsumerGroup(g)
+			if err == nil || errors.Is(err, sarama.ErrGroupIDNotFound) {
+				break
+			}
+			if time.Now().After(deadline) {
+				e.t.Fatalf("delete kafka group %s: %v", g, err)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
 	}
+	e.commitKeys(prior)
 }
 
 // zkRestartedDuringPlan restarts ZooKeeper (stopped for a second, by SIGTERM or SIGKILL) while
