@@ -134,6 +134,16 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	if err != nil {
 		return err
 	}
+	if saved != nil && saved.Fingerprint == plan.Fingerprint {
+		// The stores are exactly as planned, yet the file says otherwise: it was changed after
+		// plan saved it (a group removed to leave it out, a partition set to skip). Executing the
+		// fresh plan would write what the operator took out; executing the file would trust
+		// entries no store backs. Refuse both.
+		if edited := migrate.Drift(*saved, plan); len(edited) > 0 {
+			return fmt.Errorf("plan %s differs from the plan of the stores it was made from (fingerprint %s): edited after it was saved? nothing was written; re-run plan with the selection you want:\n  %s",
+				o.planFile, saved.Fingerprint, strings.Join(limit(edited, 20), "\n  "))
+		}
+	}
 	if saved != nil && saved.Fingerprint != plan.Fingerprint {
 		if drift := migrate.Drift(*saved, plan); len(drift) > 0 {
 			if !o.replan {
@@ -188,10 +198,27 @@ func copyExit(plan migrate.Plan, res migrate.CopyResult, runErr error) error {
 	case n[migrate.StatusFailed] > 0:
 		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
 	case n[migrate.StatusBlocked] > 0 || !plan.Safe():
-		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing",
-			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked])
+		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing%s",
+			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked], blockedByPlan(plan))
 	}
 	return nil
+}
+
+// blockedByPlan names the partitions the plan blocked and why: the copy table shows only the
+// planned writes, and "1 partition(s) blocked" alone leaves the operator to guess which.
+func blockedByPlan(plan migrate.Plan) string {
+	var lines []string
+	for _, g := range plan.Groups {
+		for _, e := range g.Entries {
+			if e.Action == migrate.ActionBlock {
+				lines = append(lines, fmt.Sprintf("group %q topic %q partition %d: %s: %s", g.Group, e.Topic, e.Partition, e.Class, e.Reason))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return ":\n  " + strings.Join(limit(lines, 20), "\n  ")
 }
 
 func warnRetention(d *deps, plan migrate.Plan) {

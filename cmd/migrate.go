@@ -16,6 +16,10 @@ func newMigrateCmd(d *deps, g *globalOptions) *cobra.Command {
   copy         write the planned offsets into Kafka, a backup file first (dry run unless --execute)
   dual-commit  long-running: keep Kafka in step with ZooKeeper while consumers are rolled over
   verify       compare both stores per partition; exit 2 on drift, for CI gates`,
+		// Runnable, so that a mistyped subcommand ("migrate cpy") is an error (exit 1): cobra
+		// answers a non-runnable parent with its help and exit 0, and a CI job would pass.
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newPlanCmd(d, g), newCopyCmd(d, g), newDualCommitCmd(d, g), newVerifyCmd(d, g))
 	return c

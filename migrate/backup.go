@@ -3,7 +3,9 @@ package migrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ type FileBackup struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	size int64 // bytes of complete, synced lines: a failed write is cut back to it
 }
 
 // CreateBackup creates a new backup file (never overwriting one) and writes its header, so a
@@ -45,8 +48,8 @@ func CreateBackup(path string, fingerprint string, now time.Time) (*FileBackup, 
 	}
 	b := &FileBackup{f: f, path: path}
 	if err := b.writeLines(BackupHeader{Backup: BackupSchemaVersion, CreatedAt: now.UTC(), Fingerprint: fingerprint}); err != nil {
-		f.Close()
-		return nil, err
+		// An empty file would only make the re-run refuse the same path: nothing was backed up.
+		return nil, errors.Join(err, f.Close(), os.Remove(path))
 	}
 	return b, nil
 }
@@ -80,10 +83,23 @@ func (b *FileBackup) writeLines(lines ...any) error {
 		buf = append(append(buf, j...), '\n')
 	}
 	if _, err := b.f.Write(buf); err != nil {
-		return fmt.Errorf("write backup file %s: %w", b.path, err)
+		return errors.Join(fmt.Errorf("write backup file %s: %w", b.path, err), b.cutBack())
 	}
 	if err := b.f.Sync(); err != nil {
-		return fmt.Errorf("sync backup file %s: %w", b.path, err)
+		return errors.Join(fmt.Errorf("sync backup file %s: %w", b.path, err), b.cutBack())
+	}
+	b.size += int64(len(buf))
+	return nil
+}
+
+// cutBack removes a partly written batch (a full disk writes part of it): those offsets are not
+// committed, and a torn last line would make restore refuse the whole file.
+func (b *FileBackup) cutBack() error {
+	if err := b.f.Truncate(b.size); err != nil {
+		return fmt.Errorf("cut backup file %s back to its last complete line: %w", b.path, err)
+	}
+	if _, err := b.f.Seek(b.size, io.SeekStart); err != nil {
+		return fmt.Errorf("cut backup file %s back to its last complete line: %w", b.path, err)
 	}
 	return nil
 }

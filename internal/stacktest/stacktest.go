@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // EnvFile names a stack.env written by `scripts/stack up`: tests reuse that stack.
@@ -195,4 +197,53 @@ func Name(t testing.TB, prefix string) string {
 		n = n[len(n)-60:]
 	}
 	return fmt.Sprintf("%s-%s-%s", prefix, n, hex.EncodeToString(b))
+}
+
+// Private starts a stack of the shared stack's profile for t alone and stops it when t ends:
+// fault tests kill and restart its processes, which would break every other test of a shared one.
+func Private(t testing.TB) *Stack {
+	t.Helper()
+	shared := Get(t)
+	s := &Stack{Profile: shared.Profile, started: Name(t, "private")}
+	t.Logf("starting private stack %s (%s)", s.started, s.Profile)
+	// A second try: the free port up picked can be taken before Kafka binds it (seen once, by
+	// an ephemeral client port), and up stops what it started when it fails.
+	err := s.run("up")
+	if err != nil {
+		t.Logf("private stack %s, first try: %v", s.started, err)
+		err = s.run("up")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.run("down"); err != nil {
+			t.Errorf("stop private stack %s: %v", s.started, err)
+		}
+	})
+	st, rerr := readEnv(filepath.Join(RepoRoot(), ".stack", "run", s.started, "stack.env"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	st.started = s.started
+	return st
+}
+
+// Restart stops one process of a private stack ("kafka" or "zookeeper"; with kill, by SIGKILL),
+// keeps it down for down, and starts it again on the same ports and data (scripts/stack restart).
+// It returns once the process is ready again.
+func (s *Stack) Restart(service string, down time.Duration, kill bool) error {
+	if s.started == "" {
+		return fmt.Errorf("restart %s: only a stack this test binary started may be restarted", service)
+	}
+	cmd := exec.Command(filepath.Join(RepoRoot(), "scripts", "stack"), "restart", s.Profile, service,
+		strconv.Itoa(int(down/time.Second)))
+	cmd.Env = append(os.Environ(), "STACK_NAME="+s.started)
+	if kill {
+		cmd.Env = append(cmd.Env, "SIGNAL=KILL")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("scripts/stack restart %s %s: %w\n%s", s.Profile, service, err, out)
+	}
+	return nil
 }
