@@ -1,0 +1,170 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/internal/stacktest"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// TestDualCommitRollover is the rollover dual-commit exists for, on the real stack: a legacy
+// consumer commits into ZooKeeper while dual-commit mirrors into Kafka; it stops, and a real
+// sarama consumer group takes over from exactly where it was (no record lost, none processed
+// twice); the group turns kafka-primary, Kafka never moves backwards, and --reverse carries the
+// new consumer's progress back into ZooKeeper for a rollback.
+func TestDualCommitRollover(t *testing.T) {
+	e := newEnv(t)
+	const records, legacyEnd, batch = 200, 100, 10
+	topic := e.topic(records, records)
+	g := e.group()
+	parts := []int32{0, 1}
+	e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
+	unregister, err := e.zr.RegisterLiveConsumer(e.ctx(), g, g+"_legacy-1", []migrate.TopicPartition{tp(topic, 0), tp(topic, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := e.dualCommit("--group", g, "--execute", "--reverse", "--poll-interval", "200ms")
+	mono := e.watchMonotonic(g)
+
+	// The legacy consumer: processes records and commits its position into ZooKeeper as the
+	// Scala consumer did, a few records at a time.
+	legacyDone := make(chan error, 1)
+	go func() {
+		for off := int64(5); off <= legacyEnd; off += 5 {
+			m := map[migrate.TopicPartition]int64{tp(topic, 0): off, tp(topic, 1): off}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err := e.zr.WriteOffsets(ctx, g, m)
+			cancel()
+			if err != nil {
+				legacyDone <- err
+				return
+			}
+			time.Sleep(20 * time.Millisecond) // the consumer's processing time
+		}
+		legacyDone <- nil
+	}()
+	if err := <-legacyDone; err != nil {
+		t.Fatalf("legacy consumer: %v", err)
+	}
+	wantLegacy := want(topic, map[int32]int64{0: legacyEnd, 1: legacyEnd})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), wantLegacy, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(g), wantLegacy) })
+	if got := e.st.DescribeOffsets(t, g); !maps.Equal(got, wantLegacy) {
+		t.Errorf("Kafka's consumer-groups tool: %v, want %v", got, wantLegacy)
+	}
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_phase{group=%q,phase="zk-primary"} 1`, g))
+
+	// Roll over: the legacy consumer leaves, a Kafka consumer group member takes its place.
+	if err := unregister(); err != nil {
+		t.Fatal(err)
+	}
+	h := newCommitting(batch)
+	member := e.join(g, []string{topic}, h)
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_phase{group=%q,phase="kafka-primary"} 1`, g))
+	wantEnd := want(topic, map[int32]int64{0: records, 1: records})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v", e.offsets(g), wantEnd) },
+		func() bool { return maps.Equal(e.offsets(g), wantEnd) })
+	for _, p := range parts {
+		k := tp(topic, p)
+		start, ok := h.start(k)
+		if !ok || start != legacyEnd {
+			t.Errorf("%s: the Kafka consumer started at %d (claimed %v), want %d where the legacy consumer stopped", k, start, ok, legacyEnd)
+		}
+		var wantSeen []int64
+		for o := int64(legacyEnd); o < records; o++ {
+			wantSeen = append(wantSeen, o)
+		}
+		if got := h.processed(k); !slices.Equal(got, wantSeen) {
+			t.Errorf("%s: processed %d records %v..., want each of %d..%d once", k, len(got), head(got), legacyEnd, records-1)
+		}
+	}
+	// --reverse: ZooKeeper follows the Kafka consumer, so a rollback would resume there too.
+	waitFor(t, func() string { return fmt.Sprintf("zookeeper %v, want %v\n%s", e.zkOffsetsOf(g), wantEnd, run.stderr) },
+		func() bool { return maps.Equal(e.zkOffsetsOf(g), wantEnd) })
+	member.close()
+	mono.check(t)
+	if code := run.stop(t); code != 0 {
+		t.Errorf("dual-commit stopped with exit %d, want 0\n%s", code, run.stderr)
+	}
+	if !strings.Contains(run.stderr.String(), "dual-commit stopped") {
+		t.Errorf("no clean stop in the log:\n%s", run.stderr)
+	}
+}
+
+func head(v []int64) []int64 { return v[:min(len(v), 5)] }
+
+// zkOffsetsOf is a group's ZooKeeper offsets keyed "topic/partition".
+func (e *env) zkOffsetsOf(group string) map[string]int64 {
+	e.t.Helper()
+	out := map[string]int64{}
+	err := e.zr.ReadGroups(e.ctx(), []string{group}, func(lg migrate.LegacyGroup) error {
+		for _, o := range lg.Offsets {
+			if o.Invalid == "" {
+				out[tp(o.Topic, o.Partition).String()] = o.Offset
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// TestDualCommitSIGTERM runs the real binary: a ZooKeeper change is mirrored, and SIGTERM ends
+// the process with exit 0 after the flush.
+func TestDualCommitSIGTERM(t *testing.T) {
+	e := newEnv(t)
+	topic := e.topic(50)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 10})
+	bin := filepath.Join(t.TempDir(), "zk2kafka")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = stacktest.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	stderr := &lockedBuffer{}
+	p := exec.Command(bin, "--zk", e.zkURL, "--kafka", e.st.Kafka, "migrate", "dual-commit", "--group", g, "--execute")
+	p.Stderr = stderr
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- p.Wait() }()
+	t.Cleanup(func() {
+		if p.ProcessState == nil {
+			p.Process.Kill() //nolint:errcheck // cleanup after a failed test
+		}
+	})
+	w10 := want(topic, map[int32]int64{0: 10})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v\n%s", e.offsets(g), stderr) },
+		func() bool { return maps.Equal(e.offsets(g), w10) })
+	e.zkOffsets(g, topic, map[int32]int64{0: 20})
+	w20 := want(topic, map[int32]int64{0: 20})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v\n%s", e.offsets(g), stderr) },
+		func() bool { return maps.Equal(e.offsets(g), w20) })
+	if err := p.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("dual-commit after SIGTERM: %v\n%s", err, stderr)
+		}
+	case <-time.After(dualWait):
+		t.Fatalf("dual-commit did not exit within %s of SIGTERM\n%s", dualWait, stderr)
+	}
+	if !strings.Contains(stderr.String(), "dual-commit stopped") {
+		t.Errorf("no clean stop in the log:\n%s", stderr)
+	}
+}
