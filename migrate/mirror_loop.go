@@ -24,11 +24,14 @@ type loop struct {
 	kafka      map[string]GroupState // as last seen, to notice changes when polling
 	keptAlive  map[string]time.Time
 	lastResync time.Time
+	polling    bool // a poll of the Kafka group states is running
+	polled     chan pollResult
 }
 
 func newLoop(m *Mirror, groups []string) *loop {
 	return &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
-		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{}}
+		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{},
+		polled: make(chan pollResult, 1)}
 }
 
 // markDirty is the watcher's callback: it must not block.
@@ -87,6 +90,8 @@ func (l *loop) run(ctx context.Context, watchErr <-chan error) error {
 			}
 		case <-tick.C:
 			l.housekeeping(ctx)
+		case p := <-l.polled:
+			l.pollDone(p)
 		}
 		l.sync(ctx)
 	}
@@ -101,8 +106,8 @@ func (l *loop) flush(ctx context.Context) error {
 	return nil
 }
 
-// housekeeping marks the groups due for a full resync, a keep-alive, or whose Kafka state
-// changed since the last sync (a consumer joined, committed, left).
+// housekeeping marks the groups due for a full resync or a keep-alive, and starts a poll of
+// the Kafka group states unless one is still running.
 func (l *loop) housekeeping(ctx context.Context) {
 	now := l.m.Now()
 	if now.Sub(l.lastResync) >= l.m.ResyncInterval {
@@ -123,14 +128,35 @@ func (l *loop) housekeeping(ctx context.Context) {
 		}
 	}
 	l.remark(due)
-	states, err := l.m.Kafka.Groups(ctx, l.groups)
-	if err != nil {
-		l.m.Observer.SyncFailed(l.groups, fmt.Errorf("poll kafka group states: %w", err))
+	if !l.polling {
+		l.polling = true
+		groups := l.groups
+		// In a goroutine of its own: a poll of many groups must not delay a watched change.
+		go func() {
+			states, err := l.m.Kafka.Groups(ctx, groups)
+			l.polled <- pollResult{groups: groups, states: states, err: err}
+		}()
+	}
+}
+
+// pollResult is one poll of the Kafka group states.
+type pollResult struct {
+	groups []string
+	states map[string]GroupState
+	err    error
+}
+
+// pollDone marks the groups whose Kafka state changed since their last sync (a consumer joined,
+// committed, left).
+func (l *loop) pollDone(p pollResult) {
+	l.polling = false
+	if p.err != nil {
+		l.m.Observer.SyncFailed(p.groups, fmt.Errorf("poll kafka group states: %w", p.err))
 		return
 	}
 	var changed []string
-	for _, g := range l.groups {
-		if !sameKafkaState(l.kafka[g], states[g]) {
+	for _, g := range p.groups {
+		if !sameKafkaState(l.kafka[g], p.states[g]) {
 			changed = append(changed, g)
 		}
 	}
