@@ -43,7 +43,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	st := stacktest.Get(t)
+	return newEnvOn(t, stacktest.Get(t))
+}
+
+// newEnvOn is newEnv on a given stack (a test's own, see stacktest.Own).
+func newEnvOn(t *testing.T, st *stacktest.Stack) *env {
+	t.Helper()
 	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir()}
 	e.zkURL = st.ZK + e.chroot
 	e.raw = dialZK(t, st.ZK)
