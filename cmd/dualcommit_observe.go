@@ -63,19 +63,23 @@ func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
 		o.log.Info("group phase", "group", s.Group, "phase", s.Phase, "was", s.Previous,
 			"legacy_consumers", s.LegacyAlive, "kafka_state", s.KafkaState, "kafka_members", s.Members)
 	}
-	var done, refused []string
+	var done, refused, failed []string
 	for _, w := range s.Writes {
 		desc := fmt.Sprintf("%s %s->%d", w.TopicPartition, from(w.From), w.To)
 		switch {
 		case w.Err != nil:
 			o.countError()
-			o.log.Warn("write failed", "group", s.Group, "partition", w.TopicPartition.String(),
-				"direction", w.Direction, "offset", w.To, "err", w.Err)
+			failed = append(failed, fmt.Sprintf("%s %s: %v", w.Direction, desc, w.Err))
 		case w.Refused:
 			refused = append(refused, desc)
 		default:
 			done = append(done, string(w.Direction)+" "+w.Reason+" "+desc)
 		}
+	}
+	if len(failed) > 0 {
+		// One line per group, each partition named (up to a bound): per-partition errors stay
+		// visible without one line each for thousands of partitions.
+		o.log.Warn("writes failed, retrying later", "group", s.Group, "partitions", len(failed), "errors", limit(failed, maxLogged))
 	}
 	if len(refused) > 0 {
 		o.log.Info("kafka refused the admin commit: the group is active, so Kafka is primary now", "group", s.Group,

@@ -26,12 +26,16 @@ type loop struct {
 	lastResync time.Time
 	polling    bool // a poll of the Kafka group states is running
 	polled     chan pollResult
+	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
+	// (backing off, so a partition that keeps failing does not flood the log).
+	failures map[string]int
+	retryAt  map[string]time.Time
 }
 
 func newLoop(m *Mirror, groups []string) *loop {
 	return &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
 		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{},
-		polled: make(chan pollResult, 1)}
+		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{}}
 }
 
 // markDirty is the watcher's callback: it must not block.
@@ -123,8 +127,15 @@ func (l *loop) housekeeping(ctx context.Context) {
 	}
 	var due []string
 	for _, g := range l.groups {
-		if now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
+		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
+		if _, waiting := l.retryAt[g]; !waiting && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
 			due = append(due, g)
+		}
+	}
+	for g, at := range l.retryAt {
+		if !now.Before(at) {
+			due = append(due, g)
+			delete(l.retryAt, g)
 		}
 	}
 	l.remark(due)
@@ -202,7 +213,22 @@ func (l *loop) sync(ctx context.Context) {
 			if !ok {
 				lg = LegacyGroup{Group: g}
 			}
-			l.m.Observer.GroupSynced(l.syncGroup(ctx, lg, states[g]))
+			st := l.syncGroup(ctx, lg, states[g])
+			l.retryLater(st)
+			l.m.Observer.GroupSynced(st)
 		}
 	}
+}
+
+// retryLater schedules another sync of a group whose writes failed: after one poll interval,
+// doubling with each failure in a row up to 64 intervals.
+func (l *loop) retryLater(st GroupStatus) {
+	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
+	if !failed {
+		delete(l.failures, st.Group)
+		return
+	}
+	n := min(l.failures[st.Group], 6)
+	l.failures[st.Group]++
+	l.retryAt[st.Group] = l.m.Now().Add(l.m.PollInterval << n)
 }
