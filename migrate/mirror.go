@@ -184,13 +184,9 @@ func (m *Mirror) Run(ctx context.Context) error {
 		return err
 	}
 	l := newLoop(&cfg, groups)
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	watchErr := make(chan error, 1)
-	if cfg.Watcher != nil {
-		go func() { watchErr <- cfg.Watcher.Watch(watchCtx, groups, l.markDirty) }()
-	}
-	return l.run(ctx, watchErr)
+	l.watch(ctx, groups)
+	defer l.stopWatch()
+	return l.run(ctx)
 }
 
 // selectGroups lists the legacy groups the filter selects; a group named explicitly must exist.

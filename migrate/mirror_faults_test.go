@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,5 +115,53 @@ func TestMirrorRetriesFailedWrites(t *testing.T) {
 	}
 	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 10 {
 		t.Errorf("kafka after the retry %d, want 10", got)
+	}
+}
+
+// TestMirrorResyncWatchesNewGroups: a group created after the start that the selection matches
+// is mirrored at the next resync, and watched from then on.
+func TestMirrorResyncWatchesNewGroups(t *testing.T) {
+	f := newFixture()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	f.m.Now = c.Now
+	f.m.PollInterval = time.Millisecond
+	f.m.ResyncInterval = time.Minute
+	var err error
+	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.legacy.SetOffset("other", "t", 0, 30)
+	c.add(time.Minute)
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
+		calls := f.watch.watched()
+		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
+	})
+	f.legacy.SetOffset("g2", "t", 0, 21)
+	f.watch.fire(t, "g2")
+	for {
+		if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+			break
+		}
+	}
+	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+		t.Errorf("a group outside the selection was mirrored: %v", got)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reached within %s: %s", waitFor, what)
+		}
+		time.Sleep(time.Millisecond) // polling interval
 	}
 }

@@ -49,18 +49,27 @@ func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
 type watcher struct {
 	mu      sync.Mutex
 	changed func(string)
+	calls   [][]string // the groups of each Watch call
 	ready   chan struct{}
+	once    sync.Once
 }
 
 func newWatcher() *watcher { return &watcher{ready: make(chan struct{})} }
 
-func (w *watcher) Watch(ctx context.Context, _ []string, changed func(string)) error {
+func (w *watcher) Watch(ctx context.Context, groups []string, changed func(string)) error {
 	w.mu.Lock()
 	w.changed = changed
+	w.calls = append(w.calls, groups)
 	w.mu.Unlock()
-	close(w.ready)
+	w.once.Do(func() { close(w.ready) })
 	<-ctx.Done()
 	return nil
+}
+
+func (w *watcher) watched() [][]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([][]string(nil), w.calls...)
 }
 
 func (w *watcher) fire(t *testing.T, group string) {

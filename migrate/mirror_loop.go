@@ -30,6 +30,9 @@ type loop struct {
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
 	retryAt  map[string]time.Time
+
+	watchStop func()       // stops the running Watch and waits for it
+	watchErr  <-chan error // the running Watch's end
 }
 
 func newLoop(m *Mirror, groups []string) *loop {
@@ -67,7 +70,26 @@ func (l *loop) takeDirty() []string {
 	return out
 }
 
-func (l *loop) run(ctx context.Context, watchErr <-chan error) error {
+// watch (re)starts the watcher on groups; the previous Watch, if any, has returned when it starts.
+func (l *loop) watch(ctx context.Context, groups []string) {
+	if l.m.Watcher == nil {
+		return
+	}
+	l.stopWatch()
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.m.Watcher.Watch(wctx, groups, l.markDirty) }()
+	l.watchStop, l.watchErr = func() { cancel(); <-done }, done
+}
+
+func (l *loop) stopWatch() {
+	if l.watchStop != nil {
+		l.watchStop()
+		l.watchStop, l.watchErr = nil, nil
+	}
+}
+
+func (l *loop) run(ctx context.Context) error {
 	l.remark(l.groups)
 	l.sync(ctx)
 	l.lastResync = l.m.Now()
@@ -77,11 +99,11 @@ func (l *loop) run(ctx context.Context, watchErr <-chan error) error {
 		select {
 		case <-ctx.Done():
 			return l.flush(ctx)
-		case err := <-watchErr:
+		case err := <-l.watchErr:
 			if ctx.Err() == nil {
 				return fmt.Errorf("watch legacy groups: %w", err)
 			}
-			watchErr = nil
+			l.watchErr = nil
 			continue
 		case <-l.wake:
 			// Coalesce the changes of the next few milliseconds into one batch.
@@ -118,7 +140,9 @@ func (l *loop) housekeeping(ctx context.Context) {
 		if groups, err := l.m.selectGroups(ctx); err != nil {
 			l.m.Observer.SyncFailed(l.groups, fmt.Errorf("resync: %w", err))
 		} else {
-			// New groups are mirrored from now on, by resync and polling (not watched).
+			if !slices.Equal(groups, l.groups) {
+				l.watch(ctx, groups) // groups created (or deleted) since: watch the new selection
+			}
 			l.groups = groups
 			l.lastResync = now
 			l.remark(groups)

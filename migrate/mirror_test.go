@@ -252,4 +252,3 @@ func TestMirrorDryRunWritesNothing(t *testing.T) {
 		t.Errorf("zookeeper written in a dry run: %d", got)
 	}
 }
-
