@@ -199,7 +199,7 @@ func newDualMetrics() *dualMetrics {
 }
 
 func (m *dualMetrics) group(s migrate.GroupStatus) {
-	for _, p := range migrate.Phases {
+	for _, p := range migrate.Phases() {
 		v := 0.0
 		if p == s.Phase {
 			v = 1

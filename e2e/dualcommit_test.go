@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os/exec"
@@ -16,52 +15,74 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// TestDualCommitRollover is the rollover dual-commit exists for, on the real stack: a legacy
-// consumer commits into ZooKeeper while dual-commit mirrors into Kafka; it stops, and a real
-// sarama consumer group takes over from exactly where it was (no record lost, none processed
-// twice); the group turns kafka-primary, Kafka never moves backwards, and --reverse carries the
-// new consumer's progress back into ZooKeeper for a rollback.
+// TestDualCommitRollover is the rollover dual-commit exists for, on the real stack, group by
+// group: a legacy consumer commits into ZooKeeper while dual-commit mirrors into Kafka; it
+// stops, and a real sarama consumer group takes over from exactly where it was (no record lost,
+// none processed twice); the group turns kafka-primary, Kafka never moves backwards, and
+// --reverse carries the new consumer's progress back into ZooKeeper for a rollback. The second
+// group stays zk-primary, mirrored, while the first has moved, then moves too.
 func TestDualCommitRollover(t *testing.T) {
 	e := newEnv(t)
-	const records, legacyEnd, batch = 200, 100, 10
+	const records = 200
 	topic := e.topic(records, records)
-	g := e.group()
-	parts := []int32{0, 1}
-	e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
-	unregister, err := e.zr.RegisterLiveConsumer(e.ctx(), g, g+"_legacy-1", []migrate.TopicPartition{tp(topic, 0), tp(topic, 1)})
-	if err != nil {
-		t.Fatal(err)
+	groups := []string{e.group(), e.group()}
+	unregister := map[string]func() error{}
+	for _, g := range groups {
+		e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
+		var err error
+		unregister[g], err = e.zr.RegisterLiveConsumer(e.ctx(), g, g+"_legacy-1", []migrate.TopicPartition{tp(topic, 0), tp(topic, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	run := e.dualCommit("--group", g, "--execute", "--reverse", "--poll-interval", "200ms")
-	mono := e.watchMonotonic(g)
+	run := e.dualCommit("--group", groups[0], "--group", groups[1], "--execute", "--reverse", "--poll-interval", "200ms")
+	for i, g := range groups {
+		mono := e.watchMonotonic(g)
+		e.rollover(run, g, topic, records, unregister[g], i == 0)
+		mono.check(t)
+		if i == 0 {
+			run.waitMetric(t, phaseLine(groups[1], "zk-primary"))
+		}
+	}
+	// The first group's consumer left: it stays kafka-primary (it is not ZooKeeper's again
+	// until legacy consumers come back).
+	run.waitMetric(t, phaseLine(groups[0], "kafka-primary"))
+	if code := run.stop(t); code != 0 {
+		t.Errorf("dual-commit stopped with exit %d, want 0\n%s", code, run.stderr)
+	}
+	if !strings.Contains(run.stderr.String(), "dual-commit stopped") {
+		t.Errorf("no clean stop in the log:\n%s", run.stderr)
+	}
+}
 
+func phaseLine(g, phase string) string {
+	return fmt.Sprintf(`zk2kafka_dual_commit_phase{group=%q,phase=%q} 1`, g, phase)
+}
+
+// rollover moves group g from its legacy consumer to a sarama consumer group member: the legacy
+// consumer commits up to half the records, leaves; the member processes the rest and commits.
+func (e *env) rollover(run *dualRun, g, topic string, records int64, unregister func() error, withTool bool) {
+	t := e.t
+	t.Helper()
+	const batch = 10
+	legacyEnd := records / 2
 	// The legacy consumer: processes records and commits its position into ZooKeeper as the
 	// Scala consumer did, a few records at a time.
-	legacyDone := make(chan error, 1)
-	go func() {
-		for off := int64(5); off <= legacyEnd; off += 5 {
-			m := map[migrate.TopicPartition]int64{tp(topic, 0): off, tp(topic, 1): off}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			err := e.zr.WriteOffsets(ctx, g, m)
-			cancel()
-			if err != nil {
-				legacyDone <- err
-				return
-			}
-			time.Sleep(20 * time.Millisecond) // the consumer's processing time
-		}
-		legacyDone <- nil
-	}()
-	if err := <-legacyDone; err != nil {
-		t.Fatalf("legacy consumer: %v", err)
+	for off := int64(5); off <= legacyEnd; off += 5 {
+		e.zkOffsets(g, topic, map[int32]int64{0: off, 1: off})
+		time.Sleep(20 * time.Millisecond) // the consumer's processing time
 	}
 	wantLegacy := want(topic, map[int32]int64{0: legacyEnd, 1: legacyEnd})
-	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), wantLegacy, run.stderr) },
+	waitFor(t, func() string {
+		return fmt.Sprintf("%s: kafka %v, want %v\n%s", g, e.offsets(g), wantLegacy, run.stderr)
+	},
 		func() bool { return maps.Equal(e.offsets(g), wantLegacy) })
-	if got := e.st.DescribeOffsets(t, g); !maps.Equal(got, wantLegacy) {
-		t.Errorf("Kafka's consumer-groups tool: %v, want %v", got, wantLegacy)
+	if withTool {
+		if got := e.st.DescribeOffsets(t, g); !maps.Equal(got, wantLegacy) {
+			t.Errorf("%s: Kafka's consumer-groups tool: %v, want %v", g, got, wantLegacy)
+		}
 	}
-	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_phase{group=%q,phase="zk-primary"} 1`, g))
+	run.waitMetric(t, phaseLine(g, "zk-primary"))
 
 	// Roll over: the legacy consumer leaves, a Kafka consumer group member takes its place.
 	if err := unregister(); err != nil {
@@ -69,35 +90,30 @@ func TestDualCommitRollover(t *testing.T) {
 	}
 	h := newCommitting(batch)
 	member := e.join(g, []string{topic}, h)
-	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_phase{group=%q,phase="kafka-primary"} 1`, g))
+	run.waitMetric(t, phaseLine(g, "kafka-primary"))
 	wantEnd := want(topic, map[int32]int64{0: records, 1: records})
-	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v", e.offsets(g), wantEnd) },
+	waitFor(t, func() string { return fmt.Sprintf("%s: kafka %v, want %v", g, e.offsets(g), wantEnd) },
 		func() bool { return maps.Equal(e.offsets(g), wantEnd) })
-	for _, p := range parts {
+	for _, p := range []int32{0, 1} {
 		k := tp(topic, p)
 		start, ok := h.start(k)
 		if !ok || start != legacyEnd {
-			t.Errorf("%s: the Kafka consumer started at %d (claimed %v), want %d where the legacy consumer stopped", k, start, ok, legacyEnd)
+			t.Errorf("%s %s: the Kafka consumer started at %d (claimed %v), want %d where the legacy consumer stopped", g, k, start, ok, legacyEnd)
 		}
 		var wantSeen []int64
-		for o := int64(legacyEnd); o < records; o++ {
+		for o := legacyEnd; o < records; o++ {
 			wantSeen = append(wantSeen, o)
 		}
 		if got := h.processed(k); !slices.Equal(got, wantSeen) {
-			t.Errorf("%s: processed %d records %v..., want each of %d..%d once", k, len(got), head(got), legacyEnd, records-1)
+			t.Errorf("%s %s: processed %d records %v..., want each of %d..%d once", g, k, len(got), head(got), legacyEnd, records-1)
 		}
 	}
 	// --reverse: ZooKeeper follows the Kafka consumer, so a rollback would resume there too.
-	waitFor(t, func() string { return fmt.Sprintf("zookeeper %v, want %v\n%s", e.zkOffsetsOf(g), wantEnd, run.stderr) },
+	waitFor(t, func() string {
+		return fmt.Sprintf("%s: zookeeper %v, want %v\n%s", g, e.zkOffsetsOf(g), wantEnd, run.stderr)
+	},
 		func() bool { return maps.Equal(e.zkOffsetsOf(g), wantEnd) })
 	member.close()
-	mono.check(t)
-	if code := run.stop(t); code != 0 {
-		t.Errorf("dual-commit stopped with exit %d, want 0\n%s", code, run.stderr)
-	}
-	if !strings.Contains(run.stderr.String(), "dual-commit stopped") {
-		t.Errorf("no clean stop in the log:\n%s", run.stderr)
-	}
 }
 
 func head(v []int64) []int64 { return v[:min(len(v), 5)] }

@@ -23,7 +23,7 @@ const (
 )
 
 // Phases lists every phase, for metrics that export one series per phase.
-var Phases = []Phase{PhaseZKPrimary, PhaseSwitching, PhaseKafkaPrimary}
+func Phases() []Phase { return []Phase{PhaseZKPrimary, PhaseSwitching, PhaseKafkaPrimary} }
 
 // LegacyWatcher tells the mirror when a group's legacy znodes (offsets, ids, owners) may have
 // changed. It is a hint only: the mirror re-reads the group through LegacyStore.ReadGroups.
