@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,5 +164,30 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("not reached within %s: %s", waitFor, what)
 		}
 		time.Sleep(time.Millisecond) // polling interval
+	}
+}
+
+// brokenWatcher cannot watch at all.
+type brokenWatcher struct{}
+
+func (brokenWatcher) Watch(context.Context, []string, func(string)) error {
+	return errors.New("zookeeper: not authorized to watch")
+}
+
+// TestMirrorWatchFailureEndsRun: a watcher that cannot watch ends Run with its error (it does
+// not hang, and it is not swallowed).
+func TestMirrorWatchFailureEndsRun(t *testing.T) {
+	f := newFixture()
+	f.m.Watcher = brokenWatcher{}
+	f.legacy.SetOffset("g", "t", 0, 10)
+	done := make(chan error, 1)
+	go func() { done <- f.m.Run(context.Background()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not authorized to watch") {
+			t.Errorf("Run: %v, want the watcher's error", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("Run did not return after the watcher failed")
 	}
 }

@@ -77,9 +77,13 @@ func (l *loop) watch(ctx context.Context, groups []string) {
 	}
 	l.stopWatch()
 	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- l.m.Watcher.Watch(wctx, groups, l.markDirty) }()
-	l.watchStop, l.watchErr = func() { cancel(); <-done }, done
+	errc := make(chan error, 1)  // the loop reads Watch's result from here
+	ended := make(chan struct{}) // closed when Watch has returned, whoever read the result
+	go func() {
+		defer close(ended)
+		errc <- l.m.Watcher.Watch(wctx, groups, l.markDirty)
+	}()
+	l.watchStop, l.watchErr = func() { cancel(); <-ended }, errc
 }
 
 func (l *loop) stopWatch() {
