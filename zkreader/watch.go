@@ -62,7 +62,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	}
 	w := &Watcher{signal: make(chan struct{}, 1)}
 	w.r = &Reader{hosts: hosts, chroot: chroot, groupsInFlight: 1, log: log, sem: make(chan struct{}, cfg.InFlight)}
-	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch")}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout}
 	if dial == nil {
 		dial = s.dial
 	}
