@@ -103,6 +103,21 @@ func (r *dualRun) metricsText() string {
 	return string(b)
 }
 
+// healthz returns the status code and body of /healthz.
+func (r *dualRun) healthz(t *testing.T) (int, string) {
+	t.Helper()
+	resp, err := http.Get(r.metrics + "/healthz")
+	if err != nil {
+		t.Fatalf("GET /healthz: %v", err)
+	}
+	defer resp.Body.Close() //nolint:errcheck // read-only
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
 // waitMetric waits until /metrics holds line, failing with the last scrape and the log.
 func (r *dualRun) waitMetric(t *testing.T, line string) {
 	t.Helper()

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,9 @@ func TestDualCommitRollover(t *testing.T) {
 	// The first group's consumer left: it stays kafka-primary (it is not ZooKeeper's again
 	// until legacy consumers come back).
 	run.waitMetric(t, phaseLine(groups[0], "kafka-primary"))
+	if code, body := run.healthz(t); code != http.StatusOK || strings.TrimSpace(body) != "ok" {
+		t.Errorf("/healthz: %d %q, want 200 ok", code, body)
+	}
 	if code := run.stop(t); code != 0 {
 		t.Errorf("dual-commit stopped with exit %d, want 0\n%s", code, run.stderr)
 	}
