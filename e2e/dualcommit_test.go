@@ -188,3 +188,45 @@ func TestDualCommitSIGTERM(t *testing.T) {
 		t.Errorf("no clean stop in the log:\n%s", stderr)
 	}
 }
+
+// TestDualCommitSwitching: a Kafka consumer joins while the legacy consumer is still registered
+// (an instance rolled over before the others): the group is switching, no admin commit is tried
+// into the active group (no refusals, no errors), and once the Kafka member leaves, ZooKeeper's
+// progress meanwhile reaches Kafka.
+func TestDualCommitSwitching(t *testing.T) {
+	e := newEnv(t)
+	topic := e.topic(100)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 10})
+	unregister, err := e.zr.RegisterLiveConsumer(e.ctx(), g, g+"_legacy-1", []migrate.TopicPartition{tp(topic, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := unregister(); err != nil {
+			t.Errorf("unregister the legacy consumer: %v", err)
+		}
+	})
+	run := e.dualCommit("--group", g, "--execute", "--poll-interval", "200ms")
+	w10 := want(topic, map[int32]int64{0: 10})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), w10, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(g), w10) })
+	member := e.join(g, []string{topic}, idle{})
+	run.waitMetric(t, phaseLine(g, "switching"))
+	e.zkOffsets(g, topic, map[int32]int64{0: 20}) // the legacy instance goes on committing
+	time.Sleep(time.Second)                       // a few polls and the watch; the checks follow
+	if got := e.offsets(g); !maps.Equal(got, w10) {
+		t.Errorf("kafka %v while its group is active, want %v untouched", got, w10)
+	}
+	member.close()
+	w20 := want(topic, map[int32]int64{0: 20})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), w20, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(g), w20) })
+	run.waitMetric(t, phaseLine(g, "zk-primary"))
+	m := run.metricsText()
+	for _, series := range []string{"zk2kafka_dual_commit_refused_total", "zk2kafka_dual_commit_errors_total"} {
+		if strings.Contains(m, series+"{") {
+			t.Errorf("%s is not zero:\n%s", series, m)
+		}
+	}
+}
