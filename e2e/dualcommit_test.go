@@ -14,6 +14,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/offsetlog"
 )
 
 // TestDualCommitRollover is the rollover dual-commit exists for, on the real stack, group by
@@ -229,4 +230,45 @@ func TestDualCommitSwitching(t *testing.T) {
 			t.Errorf("%s is not zero:\n%s", series, m)
 		}
 	}
+}
+
+// TestDualCommitKeepalive reads __consumer_offsets itself (package offsetlog, not OffsetFetch):
+// with --keepalive-interval 1s the unchanged offset is committed again and again, each record
+// with a later commit time and the same offset, so its retention clock restarts.
+func TestDualCommitKeepalive(t *testing.T) {
+	e := newEnv(t)
+	topic := e.topic(10)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 7})
+	r, err := offsetlog.Open(e.ctx(), offsetlog.Config{Bootstrap: []string{e.st.Kafka}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("close the __consumer_offsets reader: %v", err)
+		}
+	})
+	read := func() (offsetlog.Committed, bool) {
+		offs, _, err := r.ReadGroups(e.ctx(), []string{g})
+		if err != nil {
+			return offsetlog.Committed{}, false // e.g. no __consumer_offsets yet
+		}
+		c, ok := offs[g][tp(topic, 0)]
+		return c, ok
+	}
+	run := e.dualCommit("--group", g, "--execute", "--poll-interval", "200ms", "--keepalive-interval", "1s")
+	var first offsetlog.Committed
+	waitFor(t, func() string { return fmt.Sprintf("no commit of %s in %s\n%s", g, offsetlog.Topic, run.stderr) },
+		func() bool { c, ok := read(); first = c; return ok })
+	var later offsetlog.Committed
+	waitFor(t, func() string { return fmt.Sprintf("commit %+v never renewed after %+v\n%s", later, first, run.stderr) },
+		func() bool {
+			later, _ = read()
+			return later.LogOffset > first.LogOffset && later.CommitTimestamp.After(first.CommitTimestamp)
+		})
+	if first.Offset != 7 || later.Offset != 7 {
+		t.Errorf("offsets %d then %d, want 7 kept", first.Offset, later.Offset)
+	}
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",group=%q,reason="keepalive"}`, g))
 }
