@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +54,8 @@ offsets are re-committed every --keepalive-interval (default: half the broker's 
 once at start). A full re-read runs every --resync-interval as a safety net behind the watches;
 the Kafka groups are polled every --poll-interval for phase changes and for --reverse.
 
-Without --execute nothing is written: the log shows what would be mirrored.`,
+SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
+written: the log shows what would be mirrored.`,
 		Example: `  # see what it would mirror, write nothing
   zk2kafka migrate dual-commit --group-regex '^billing-'
 
@@ -147,6 +151,14 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		defer closeWatcher()
 		m.Watcher = w
 	}
+	// SIGHUP: an immediate full resync (groups selected again, both stores re-read). The flags
+	// are not reloaded.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	resync := make(chan struct{})
+	go forwardHUP(ctx, d, hup, resync)
+	m.Resync = resync
 	if o.maxPerSecond > 0 {
 		m.Limiter = migrate.NewLimiter(o.maxPerSecond, nil)
 	}
@@ -173,4 +185,21 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	}
 	d.logger.Info("dual-commit stopped: pending changes flushed")
 	return nil
+}
+
+// forwardHUP turns each SIGHUP into a resync request until ctx ends.
+func forwardHUP(ctx context.Context, d *deps, hup <-chan os.Signal, resync chan<- struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			d.logger.Info("SIGHUP: resyncing every group now")
+			select {
+			case resync <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
 }

@@ -141,8 +141,8 @@ func (e *env) zkOffsetsOf(group string) map[string]int64 {
 	return out
 }
 
-// TestDualCommitSIGTERM runs the real binary: a ZooKeeper change is mirrored, and SIGTERM ends
-// the process with exit 0 after the flush.
+// TestDualCommitSIGTERM runs the real binary: a ZooKeeper change is mirrored, SIGHUP resyncs
+// without stopping it, and SIGTERM ends the process with exit 0 after the flush.
 func TestDualCommitSIGTERM(t *testing.T) {
 	e := newEnv(t)
 	topic := e.topic(50)
@@ -174,6 +174,16 @@ func TestDualCommitSIGTERM(t *testing.T) {
 	w20 := want(topic, map[int32]int64{0: 20})
 	waitFor(t, func() string { return fmt.Sprintf("kafka %v\n%s", e.offsets(g), stderr) },
 		func() bool { return maps.Equal(e.offsets(g), w20) })
+	// SIGHUP resyncs and the process goes on: a change after it is still mirrored.
+	if err := p.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() string { return "no resync logged after SIGHUP\n" + stderr.String() },
+		func() bool { return strings.Contains(stderr.String(), "SIGHUP: resyncing") })
+	e.zkOffsets(g, topic, map[int32]int64{0: 25})
+	w25 := want(topic, map[int32]int64{0: 25})
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v after SIGHUP\n%s", e.offsets(g), stderr) },
+		func() bool { return maps.Equal(e.offsets(g), w25) })
 	if err := p.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -125,6 +125,9 @@ type Mirror struct {
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string
 
+	// Resync, when it receives, starts a full resync at once (the CLI sends on SIGHUP).
+	Resync <-chan struct{}
+
 	Execute bool // false: a dry run, nothing is written, writes are reported
 	Reverse bool // mirror Kafka into ZooKeeper for kafka-primary groups
 

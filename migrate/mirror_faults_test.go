@@ -191,3 +191,23 @@ func TestMirrorWatchFailureEndsRun(t *testing.T) {
 		t.Fatal("Run did not return after the watcher failed")
 	}
 }
+
+// TestMirrorResyncOnRequest: a resync request (SIGHUP in the CLI) re-selects and re-reads at
+// once, long before the resync interval.
+func TestMirrorResyncOnRequest(t *testing.T) {
+	f := newFixture()
+	resync := make(chan struct{})
+	f.m.Resync = resync
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	select {
+	case resync <- struct{}{}:
+	case <-time.After(waitFor):
+		t.Fatal("the mirror never took the resync request")
+	}
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("g2 after the resync request: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+}

@@ -122,6 +122,9 @@ func (l *loop) run(ctx context.Context) error {
 			l.housekeeping(ctx)
 		case p := <-l.polled:
 			l.pollDone(p)
+		case <-l.m.Resync:
+			l.lastResync = time.Time{} // due now
+			l.housekeeping(ctx)
 		}
 		l.sync(ctx)
 	}
