@@ -31,17 +31,3 @@ func notYet(name string) func(*cobra.Command, []string) error {
 		return fmt.Errorf("migrate %s: %w", name, errNotImplemented)
 	}
 }
-
-func newDualCommitCmd(_ *deps, _ *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "dual-commit",
-		Short: "Keep Kafka in step with ZooKeeper while consumers are rolled over",
-		Long: `Dual-commit runs until stopped: it watches the selected groups' ZooKeeper offsets and
-mirrors every change into Kafka, never backwards, so consumers can be moved to Kafka offset
-storage one at a time. With --reverse it also mirrors Kafka back into ZooKeeper once a group
-is Kafka-primary, so rolling back stays safe.`,
-		Example: `  zk2kafka migrate dual-commit --group-regex '^billing-' --metrics-addr :9464`,
-		Args:    cobra.NoArgs,
-		RunE:    notYet("dual-commit"),
-	}
-}

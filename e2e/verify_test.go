@@ -2,8 +2,8 @@ package e2e_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"encoding/xml"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"

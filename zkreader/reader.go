@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 	}
 	sessions := make([]*session, cfg.Connections)
 	for i := range sessions {
-		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i)}
+		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout}
 		c, _, err := zk.Connect(hosts, cfg.SessionTimeout,
 			zk.WithEventCallback(s.event),
 			zk.WithDialer(s.dial),
@@ -163,6 +163,8 @@ type session struct {
 	log   *slog.Logger
 	mu    sync.Mutex
 	last  error // the latest dial or handshake failure, for the "not reachable" error
+	// maxWait bounds how long one read may wait (the session timeout): see boundedConn.
+	maxWait time.Duration
 }
 
 func (s *session) event(ev zk.Event) {
@@ -185,8 +187,36 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 	c, err := DialCoalescing(network, addr, timeout)
 	if err != nil {
 		s.setLast(err)
+		return nil, err
 	}
-	return c, err
+	if s.maxWait > 0 {
+		return boundedConn{Conn: c, max: s.maxWait}, nil
+	}
+	return c, nil
+}
+
+// boundedConn caps every read deadline at max from now. go-zookeeper waits for the handshake
+// answer up to 10 x 2/3 of the session timeout (67 s at 10 s): a ZooKeeper that is restarting
+// accepts the connection and never answers, which stalled every reconnect for that long
+// (measured on the local stack). Capped, the client gives up after one session timeout and dials
+// again. Its other reads already use shorter deadlines.
+type boundedConn struct {
+	net.Conn
+	max time.Duration
+}
+
+func (c boundedConn) SetReadDeadline(t time.Time) error {
+	if limit := time.Now().Add(c.max); t.IsZero() || t.After(limit) {
+		t = limit
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c boundedConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return c.SetReadDeadline(t)
 }
 
 // Printf receives go-zookeeper's log lines: forwarded at debug level, and a handshake failure

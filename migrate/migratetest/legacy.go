@@ -173,3 +173,36 @@ func (s *LegacyStore) RecheckCalls() int {
 	defer s.mu.Unlock()
 	return s.rechecks
 }
+
+// SetLive sets the group's live legacy consumer registrations (nil: none left).
+func (s *LegacyStore) SetLive(group string, ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groups[group]
+	g.Group = group
+	g.LiveConsumers = slices.Clone(ids)
+	s.groups[group] = g
+}
+
+// Offset returns a group's offset znode value, and whether it exists.
+func (s *LegacyStore) Offset(group, topic string, partition int32) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.groups[group].Offsets {
+		if o.Topic == topic && o.Partition == partition && o.Invalid == "" {
+			return o.Offset, true
+		}
+	}
+	return 0, false
+}
+
+// WriteOffsets writes offsets as the real writer does (a migrate.LegacyOffsetWriter).
+func (s *LegacyStore) WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for tp, off := range offsets {
+		s.SetOffset(group, tp.Topic, tp.Partition, off)
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Phase is where a group stands in its rollover from ZooKeeper to Kafka offset storage.
+type Phase string
+
+const (
+	// PhaseZKPrimary: legacy consumers own the group (or nobody does yet) and Kafka is not ahead:
+	// ZooKeeper offsets are mirrored into Kafka.
+	PhaseZKPrimary Phase = "zk-primary"
+	// PhaseSwitching: legacy consumers are still registered while the Kafka group has members or
+	// is ahead somewhere: both stores advance; ZooKeeper is mirrored forward-only where it leads
+	// and Kafka accepts admin commits.
+	PhaseSwitching Phase = "switching"
+	// PhaseKafkaPrimary: no legacy consumer is left and Kafka has members or leads: Kafka is never
+	// written; with Reverse, Kafka is mirrored into ZooKeeper forward-only for a safe rollback.
+	PhaseKafkaPrimary Phase = "kafka-primary"
+)
+
+// Phases lists every phase, for metrics that export one series per phase.
+func Phases() []Phase { return []Phase{PhaseZKPrimary, PhaseSwitching, PhaseKafkaPrimary} }
+
+// LegacyWatcher tells the mirror when a group's legacy znodes (offsets, ids, owners) may have
+// changed. It is a hint only: the mirror re-reads the group through LegacyStore.ReadGroups.
+type LegacyWatcher interface {
+	// Watch watches groups until ctx ends, calling changed(group) (from any goroutine, never
+	// blocking for long) after something under /consumers/<group> changed, and for every group
+	// after its watches had to be re-established (session expiry, reconnect). It returns nil
+	// when ctx ends, an error only when watching is impossible.
+	Watch(ctx context.Context, groups []string, changed func(group string)) error
+}
+
+// LegacyOffsetWriter writes offsets into the legacy store (the reverse mirror, --reverse).
+type LegacyOffsetWriter interface {
+	WriteOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) error
+}
+
+// RateLimiter bounds how many partitions are committed per second.
+type RateLimiter interface {
+	// Wait blocks until n more partitions may be written, or ctx ends.
+	Wait(ctx context.Context, n int) error
+}
+
+// MirrorObserver receives what the mirror does; the core never prints. Calls come from the
+// mirror's own goroutine, one at a time.
+type MirrorObserver interface {
+	// GroupSynced reports one group's sync: its phase and what was (or would be) written.
+	GroupSynced(GroupStatus)
+	// SyncFailed reports that reading or writing groups failed as a whole; they are retried.
+	SyncFailed(groups []string, err error)
+}
+
+// Direction of a mirrored write.
+type Direction string
+
+const (
+	ToKafka Direction = "zk-to-kafka"
+	ToZK    Direction = "kafka-to-zk"
+)
+
+// Reasons for a mirrored write.
+const (
+	ReasonMirror    = "mirror"    // the source store is ahead
+	ReasonKeepalive = "keepalive" // unchanged offset re-committed before retention expires it
+)
+
+// MirrorWrite is one partition the mirror wrote, or would write in a dry run.
+type MirrorWrite struct {
+	TopicPartition
+	Direction Direction
+	Reason    string
+	From      *int64 // the target store's offset before; nil when it had none
+	To        int64
+	// Refused is set when Kafka refused the commit because the group is active: a phase change.
+	Refused bool
+	Err     error
+}
+
+// GroupStatus is one group's state after a sync.
+type GroupStatus struct {
+	Group       string
+	Phase       Phase
+	Previous    Phase // "" at the first sync
+	LegacyAlive bool
+	KafkaState  string
+	Members     int
+	// Lag is how far Kafka trails ZooKeeper (sum over partitions where ZooKeeper leads);
+	// Lead is how far Kafka is ahead (sum over partitions where Kafka leads).
+	Lag, Lead  int64
+	Missing    int // ZooKeeper offsets Kafka has no commit for yet
+	Partitions int
+	Invalid    int // ZooKeeper offsets that could not be used (reported by the plan too)
+	Writes     []MirrorWrite
+	DryRun     bool
+}
+
+// Written counts the writes that succeeded (or would, in a dry run).
+func (s GroupStatus) Written() int {
+	n := 0
+	for _, w := range s.Writes {
+		if w.Err == nil && !w.Refused {
+			n++
+		}
+	}
+	return n
+}
+
+// Mirror keeps Kafka in step with ZooKeeper for the selected groups until its context ends.
+type Mirror struct {
+	Legacy    LegacyStore
+	Watcher   LegacyWatcher // nil: no watches, the periodic resync alone
+	Kafka     KafkaState
+	Committer OffsetCommitter
+	// LegacyWriter is required with Reverse.
+	LegacyWriter LegacyOffsetWriter
+	Filter       Filter
+	Observer     MirrorObserver
+	Limiter      RateLimiter // nil: no limit
+	// Metadata gives the provenance committed with a write to Kafka (nil: none); mtime is the
+	// ZooKeeper znode's (zero for a keep-alive).
+	Metadata func(group string, mtime time.Time) string
+
+	// Resync, when it receives, starts a full resync at once (the CLI sends on SIGHUP).
+	Resync <-chan struct{}
+
+	Execute bool // false: a dry run, nothing is written, writes are reported
+	Reverse bool // mirror Kafka into ZooKeeper for kafka-primary groups
+
+	ResyncInterval    time.Duration // full re-read of every group (default 5m)
+	KeepaliveInterval time.Duration // re-commit unchanged offsets (default offsets retention / 2)
+	PollInterval      time.Duration // Kafka state poll, for phase changes and --reverse (default 2s)
+	BatchDelay        time.Duration // coalescing window after a change (default 20ms)
+	BatchGroups       int           // groups read and synced together (default 64)
+	FlushTimeout      time.Duration // how long the final flush may take after ctx ends (default 10s)
+	Now               func() time.Time
+}
+
+func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
+	c := *m
+	if c.Legacy == nil || c.Kafka == nil || c.Committer == nil || c.Observer == nil {
+		return c, fmt.Errorf("mirror: Legacy, Kafka, Committer and Observer are required")
+	}
+	if c.Reverse && c.LegacyWriter == nil {
+		return c, fmt.Errorf("mirror: --reverse needs a legacy writer")
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if c.KeepaliveInterval <= 0 {
+		ret, err := c.Kafka.OffsetsRetention(ctx)
+		if err != nil {
+			return c, fmt.Errorf("mirror: read offsets.retention.minutes for the keep-alive: %w", err)
+		}
+		c.KeepaliveInterval = ret / 2
+	}
+	def(&c.KeepaliveInterval, 24*time.Hour)
+	def(&c.ResyncInterval, 5*time.Minute)
+	def(&c.PollInterval, 2*time.Second)
+	def(&c.BatchDelay, 20*time.Millisecond)
+	def(&c.FlushTimeout, 10*time.Second)
+	if c.BatchGroups <= 0 {
+		c.BatchGroups = 64
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+// Run mirrors until ctx ends, then flushes the groups with pending changes and returns nil.
+// A store that fails is retried at the next poll; Run returns an error only when it cannot
+// start (no groups to select, a named group missing) or watching fails for good.
+func (m *Mirror) Run(ctx context.Context) error {
+	cfg, err := m.withDefaults(ctx)
+	if err != nil {
+		return err
+	}
+	groups, err := cfg.selectGroups(ctx)
+	if err != nil {
+		return err
+	}
+	l := newLoop(&cfg, groups)
+	l.watch(ctx, groups)
+	defer l.stopWatch()
+	return l.run(ctx)
+}
+
+// selectGroups lists the legacy groups the filter selects; a group named explicitly must exist.
+func (m *Mirror) selectGroups(ctx context.Context) ([]string, error) {
+	all, err := m.Legacy.ListGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list legacy groups: %w", err)
+	}
+	var out []string
+	have := make(map[string]bool, len(all))
+	for _, g := range all {
+		have[g] = true
+		if m.Filter.MatchGroup(g) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range m.Filter.Groups {
+		if !have[g] {
+			return nil, fmt.Errorf("group %q: %w", g, ErrGroupNotFound)
+		}
+	}
+	return out, nil
+}

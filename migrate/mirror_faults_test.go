@@ -1,0 +1,213 @@
+package migrate_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// TestMirrorFlushOnStop: a change seen just before the stop (SIGTERM) is still written, and Run
+// returns nil.
+func TestMirrorFlushOnStop(t *testing.T) {
+	f := newFixture()
+	f.m.BatchDelay = time.Hour // the change would wait for ever without the flush
+	f.legacy.SetOffset("g", "t", 0, 10)
+	stop := f.start(t)
+	f.obs.next(t, "g")
+	f.legacy.SetOffset("g", "t", 0, 77)
+	f.watch.fire(t, "g")
+	if err := stop(); err != nil {
+		t.Fatalf("Run after the stop: %v", err)
+	}
+	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 77 {
+		t.Errorf("kafka after the stop %d, want the flushed 77", got)
+	}
+}
+
+// TestMirrorSurvivesStoreFailure: a failed read is reported, not fatal, and retried at the next poll.
+func TestMirrorSurvivesStoreFailure(t *testing.T) {
+	f := newFixture()
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.kafka.FailReads(context.DeadlineExceeded)
+	f.start(t)
+	select {
+	case <-f.obs.failed:
+	case <-time.After(waitFor):
+		t.Fatal("no failure reported")
+	}
+	f.kafka.FailReads(nil)
+	for {
+		if s := f.obs.next(t, "g"); len(writes(s, migrate.ReasonMirror)) > 0 {
+			break
+		}
+	}
+	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 10 {
+		t.Errorf("kafka after recovery %d, want 10", got)
+	}
+}
+
+// TestMirrorNamedGroupMissing: a typo in --group fails at the start.
+func TestMirrorNamedGroupMissing(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("g", "t", 0, 10)
+	var err error
+	if f.m.Filter, err = migrate.NewFilter([]string{"nope"}, "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.Run(context.Background()); err == nil {
+		t.Fatal("Run with a missing named group: no error")
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := migrate.NewLimiter(100, c.Now)
+	steps := []struct {
+		advance time.Duration
+		n       int
+		want    time.Duration
+	}{
+		{0, 50, 0},                        // first request passes at once
+		{0, 50, 500 * time.Millisecond},   // waits for the first's half second
+		{0, 1, time.Second},               // behind both
+		{2 * time.Second, 1000, 0},        // idle time is not banked beyond now
+		{time.Second, 1, 9 * time.Second}, // a big request delays the next ones
+	}
+	for i, s := range steps {
+		c.add(s.advance)
+		if got := l.Reserve(s.n); got != s.want {
+			t.Errorf("step %d: wait %s, want %s", i, got, s.want)
+		}
+	}
+}
+
+// TestMirrorRetriesFailedWrites: a partition whose commit failed is tried again, not at once in
+// a loop but after a poll interval that doubles with each failure in a row.
+func TestMirrorRetriesFailedWrites(t *testing.T) {
+	f := newFixture()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	f.m.Now = c.Now
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g", "t", 0, 10)
+	key := migrate.Key{Group: "g", Topic: "t", Partition: 0}
+	f.kafka.FailPartition(key, errors.New("NOT_LEADER_OR_FOLLOWER"))
+	f.start(t)
+	if s := f.obs.next(t, "g"); len(s.Writes) != 1 || s.Writes[0].Err == nil {
+		t.Fatalf("first sync %+v, want one failed write", s.Writes)
+	}
+	// The clock stands still: polls run, the retry is not due, nothing is tried.
+	time.Sleep(50 * time.Millisecond) // lets polls run; the assertion is on what they did
+	for len(f.obs.synced) > 0 {
+		if s := <-f.obs.synced; s.Group == "g" && len(s.Writes) > 0 {
+			t.Fatalf("retried before the backoff was over: %+v", s.Writes)
+		}
+	}
+	f.kafka.FailPartition(key, nil)
+	c.add(time.Millisecond)
+	s := f.obs.next(t, "g")
+	if len(s.Writes) != 1 || s.Writes[0].Err != nil || s.Writes[0].To != 10 {
+		t.Fatalf("retry %+v, want the write of 10 done", s.Writes)
+	}
+	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 10 {
+		t.Errorf("kafka after the retry %d, want 10", got)
+	}
+}
+
+// TestMirrorResyncWatchesNewGroups: a group created after the start that the selection matches
+// is mirrored at the next resync, and watched from then on.
+func TestMirrorResyncWatchesNewGroups(t *testing.T) {
+	f := newFixture()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	f.m.Now = c.Now
+	f.m.PollInterval = time.Millisecond
+	f.m.ResyncInterval = time.Minute
+	var err error
+	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.legacy.SetOffset("other", "t", 0, 30)
+	c.add(time.Minute)
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
+		calls := f.watch.watched()
+		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
+	})
+	f.legacy.SetOffset("g2", "t", 0, 21)
+	f.watch.fire(t, "g2")
+	for {
+		if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+			break
+		}
+	}
+	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+		t.Errorf("a group outside the selection was mirrored: %v", got)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reached within %s: %s", waitFor, what)
+		}
+		time.Sleep(time.Millisecond) // polling interval
+	}
+}
+
+// brokenWatcher cannot watch at all.
+type brokenWatcher struct{}
+
+func (brokenWatcher) Watch(context.Context, []string, func(string)) error {
+	return errors.New("zookeeper: not authorized to watch")
+}
+
+// TestMirrorWatchFailureEndsRun: a watcher that cannot watch ends Run with its error (it does
+// not hang, and it is not swallowed).
+func TestMirrorWatchFailureEndsRun(t *testing.T) {
+	f := newFixture()
+	f.m.Watcher = brokenWatcher{}
+	f.legacy.SetOffset("g", "t", 0, 10)
+	done := make(chan error, 1)
+	go func() { done <- f.m.Run(context.Background()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not authorized to watch") {
+			t.Errorf("Run: %v, want the watcher's error", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("Run did not return after the watcher failed")
+	}
+}
+
+// TestMirrorResyncOnRequest: a resync request (SIGHUP in the CLI) re-selects and re-reads at
+// once, long before the resync interval.
+func TestMirrorResyncOnRequest(t *testing.T) {
+	f := newFixture()
+	resync := make(chan struct{})
+	f.m.Resync = resync
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	select {
+	case resync <- struct{}{}:
+	case <-time.After(waitFor):
+		t.Fatal("the mirror never took the resync request")
+	}
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("g2 after the resync request: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+}

@@ -1,0 +1,186 @@
+package migrate_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+)
+
+// waitFor bounds how long a test waits for the mirror to report something; it is a hang guard,
+// never an assertion on speed.
+const waitFor = 20 * time.Second
+
+// observer collects what the mirror reports.
+type observer struct {
+	synced chan migrate.GroupStatus
+	failed chan error
+}
+
+func newObserver() *observer {
+	return &observer{synced: make(chan migrate.GroupStatus, 1000), failed: make(chan error, 1000)}
+}
+
+func (o *observer) GroupSynced(s migrate.GroupStatus) { o.synced <- s }
+func (o *observer) SyncFailed(_ []string, err error)  { o.failed <- err }
+
+// next returns the next status of group, skipping other groups' statuses.
+func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
+	t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		select {
+		case s := <-o.synced:
+			if s.Group == group {
+				return s
+			}
+		case <-deadline:
+			t.Fatalf("no sync of group %s reported within %s", group, waitFor)
+		}
+	}
+}
+
+// watcher is a fake migrate.LegacyWatcher: the test fires changes by hand.
+type watcher struct {
+	mu      sync.Mutex
+	changed func(string)
+	calls   [][]string // the groups of each Watch call
+	ready   chan struct{}
+	once    sync.Once
+}
+
+func newWatcher() *watcher { return &watcher{ready: make(chan struct{})} }
+
+func (w *watcher) Watch(ctx context.Context, groups []string, changed func(string)) error {
+	w.mu.Lock()
+	w.changed = changed
+	w.calls = append(w.calls, groups)
+	w.mu.Unlock()
+	w.once.Do(func() { close(w.ready) })
+	<-ctx.Done()
+	return nil
+}
+
+func (w *watcher) watched() [][]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([][]string(nil), w.calls...)
+}
+
+func (w *watcher) fire(t *testing.T, group string) {
+	t.Helper()
+	select {
+	case <-w.ready:
+	case <-time.After(waitFor):
+		t.Fatal("the mirror never started watching")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.changed(group)
+}
+
+// refusing is a committer that refuses every partition as the broker does for an active group.
+type refusing struct{ calls atomic.Int32 }
+
+func (r *refusing) Commit(_ context.Context, group string, cs []migrate.Commit) ([]migrate.CommitError, error) {
+	r.calls.Add(1)
+	out := make([]migrate.CommitError, len(cs))
+	for i, c := range cs {
+		out[i] = migrate.CommitError{TopicPartition: c.TopicPartition,
+			Err: fmt.Errorf("commit %s/%s: UNKNOWN_MEMBER_ID: %w", group, c.TopicPartition, migrate.ErrGroupActive)}
+	}
+	return out, nil
+}
+
+// clock is a fake Now the test moves by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// fixture is a mirror over fakes with long intervals: only the initial sync, fired watches and
+// what a test sets up happen.
+type fixture struct {
+	legacy *migratetest.LegacyStore
+	kafka  *migratetest.KafkaStore
+	watch  *watcher
+	obs    *observer
+	m      *migrate.Mirror
+}
+
+func newFixture() *fixture {
+	f := &fixture{legacy: migratetest.NewLegacyStore(), kafka: migratetest.NewKafkaStore(), watch: newWatcher(), obs: newObserver()}
+	f.kafka.AddTopic("t", migrate.PartitionRange{LogEnd: 1000}, migrate.PartitionRange{LogEnd: 1000})
+	f.m = &migrate.Mirror{Legacy: f.legacy, Watcher: f.watch, Kafka: f.kafka, Committer: f.kafka,
+		LegacyWriter: f.legacy, Observer: f.obs, Execute: true,
+		ResyncInterval: time.Hour, KeepaliveInterval: time.Hour, PollInterval: time.Hour, BatchDelay: time.Millisecond}
+	return f
+}
+
+// start runs the mirror until the returned stop is called; stop returns Run's error.
+func (f *fixture) start(t *testing.T) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.m.Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(waitFor):
+				err = fmt.Errorf("Run did not return within %s of the cancel", waitFor)
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return stop
+}
+
+// mirrored returns the writes of a status with the given reason.
+func writes(s migrate.GroupStatus, reason string) map[string]migrate.MirrorWrite {
+	out := map[string]migrate.MirrorWrite{}
+	for _, w := range s.Writes {
+		if w.Reason == reason {
+			out[w.TopicPartition.String()] = w
+		}
+	}
+	return out
+}
+
+func kafkaOffsets(t *testing.T, k *migratetest.KafkaStore, group string) map[string]int64 {
+	t.Helper()
+	st, err := k.Groups(context.Background(), []string{group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for tp, o := range st[group].Committed {
+		out[tp.String()] = o
+	}
+	return out
+}

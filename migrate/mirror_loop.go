@@ -1,0 +1,265 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// loop is one Run of a Mirror: which groups need a sync, and what the mirror remembers about
+// each group between syncs. Everything it remembers can be rebuilt from the stores: a restarted
+// mirror finds the same phases (Kafka active or ahead) and re-commits keep-alives at once.
+type loop struct {
+	m    *Mirror
+	wake chan struct{} // a watch fired: sync soon
+
+	mu    sync.Mutex // guards dirty: markDirty is called from the watcher's goroutines
+	dirty map[string]bool
+
+	groups     []string
+	phase      map[string]Phase
+	kafka      map[string]GroupState // as last seen, to notice changes when polling
+	keptAlive  map[string]time.Time
+	lastResync time.Time
+	polling    bool // a poll of the Kafka group states is running
+	polled     chan pollResult
+	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
+	// (backing off, so a partition that keeps failing does not flood the log).
+	failures map[string]int
+	retryAt  map[string]time.Time
+
+	watchStop func()       // stops the running Watch and waits for it
+	watchErr  <-chan error // the running Watch's end
+}
+
+func newLoop(m *Mirror, groups []string) *loop {
+	return &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
+		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{},
+		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{}}
+}
+
+// markDirty is the watcher's callback: it must not block.
+func (l *loop) markDirty(group string) {
+	l.mu.Lock()
+	l.dirty[group] = true
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// remark marks groups for the next sync without waking the loop: a failed sync is retried at
+// the next poll, not in a tight loop.
+func (l *loop) remark(groups []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, g := range groups {
+		l.dirty[g] = true
+	}
+}
+
+func (l *loop) takeDirty() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Sorted(maps.Keys(l.dirty))
+	clear(l.dirty)
+	return out
+}
+
+// watch (re)starts the watcher on groups; the previous Watch, if any, has returned when it starts.
+func (l *loop) watch(ctx context.Context, groups []string) {
+	if l.m.Watcher == nil {
+		return
+	}
+	l.stopWatch()
+	wctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)  // the loop reads Watch's result from here
+	ended := make(chan struct{}) // closed when Watch has returned, whoever read the result
+	go func() {
+		defer close(ended)
+		errc <- l.m.Watcher.Watch(wctx, groups, l.markDirty)
+	}()
+	l.watchStop, l.watchErr = func() { cancel(); <-ended }, errc
+}
+
+func (l *loop) stopWatch() {
+	if l.watchStop != nil {
+		l.watchStop()
+		l.watchStop, l.watchErr = nil, nil
+	}
+}
+
+func (l *loop) run(ctx context.Context) error {
+	l.remark(l.groups)
+	l.sync(ctx)
+	l.lastResync = l.m.Now()
+	tick := time.NewTicker(l.m.PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return l.flush(ctx)
+		case err := <-l.watchErr:
+			if ctx.Err() == nil {
+				return fmt.Errorf("watch legacy groups: %w", err)
+			}
+			l.watchErr = nil
+			continue
+		case <-l.wake:
+			// Coalesce the changes of the next few milliseconds into one batch.
+			t := time.NewTimer(l.m.BatchDelay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return l.flush(ctx)
+			case <-t.C:
+			}
+		case <-tick.C:
+			l.housekeeping(ctx)
+		case p := <-l.polled:
+			l.pollDone(p)
+		case <-l.m.Resync:
+			l.lastResync = time.Time{} // due now
+			l.housekeeping(ctx)
+		}
+		l.sync(ctx)
+	}
+}
+
+// flush syncs the groups with pending changes once more after ctx ended (SIGTERM), with a
+// bounded context of its own, so a change seen just before the stop is not lost.
+func (l *loop) flush(ctx context.Context) error {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.m.FlushTimeout)
+	defer cancel()
+	l.sync(fctx)
+	return nil
+}
+
+// housekeeping marks the groups due for a full resync or a keep-alive, and starts a poll of
+// the Kafka group states unless one is still running.
+func (l *loop) housekeeping(ctx context.Context) {
+	now := l.m.Now()
+	if now.Sub(l.lastResync) >= l.m.ResyncInterval {
+		if groups, err := l.m.selectGroups(ctx); err != nil {
+			l.m.Observer.SyncFailed(l.groups, fmt.Errorf("resync: %w", err))
+		} else {
+			if !slices.Equal(groups, l.groups) {
+				l.watch(ctx, groups) // groups created (or deleted) since: watch the new selection
+			}
+			l.groups = groups
+			l.lastResync = now
+			l.remark(groups)
+			return
+		}
+	}
+	var due []string
+	for _, g := range l.groups {
+		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
+		if _, waiting := l.retryAt[g]; !waiting && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
+			due = append(due, g)
+		}
+	}
+	for g, at := range l.retryAt {
+		if !now.Before(at) {
+			due = append(due, g)
+			delete(l.retryAt, g)
+		}
+	}
+	l.remark(due)
+	if !l.polling {
+		l.polling = true
+		groups := l.groups
+		// In a goroutine of its own: a poll of many groups must not delay a watched change.
+		go func() {
+			states, err := l.m.Kafka.Groups(ctx, groups)
+			l.polled <- pollResult{groups: groups, states: states, err: err}
+		}()
+	}
+}
+
+// pollResult is one poll of the Kafka group states.
+type pollResult struct {
+	groups []string
+	states map[string]GroupState
+	err    error
+}
+
+// pollDone marks the groups whose Kafka state changed since their last sync (a consumer joined,
+// committed, left).
+func (l *loop) pollDone(p pollResult) {
+	l.polling = false
+	if p.err != nil {
+		l.m.Observer.SyncFailed(p.groups, fmt.Errorf("poll kafka group states: %w", p.err))
+		return
+	}
+	var changed []string
+	for _, g := range p.groups {
+		if !sameKafkaState(l.kafka[g], p.states[g]) {
+			changed = append(changed, g)
+		}
+	}
+	l.remark(changed)
+}
+
+func sameKafkaState(a, b GroupState) bool {
+	return a.State == b.State && a.Members == b.Members && maps.Equal(a.Committed, b.Committed)
+}
+
+// sync reads the dirty groups from both stores, in batches, and syncs each one. A batch that
+// cannot be read is reported and marked again for the next poll.
+func (l *loop) sync(ctx context.Context) {
+	dirty := l.takeDirty()
+	for batch := range slices.Chunk(dirty, l.m.BatchGroups) {
+		if ctx.Err() != nil {
+			l.remark(batch)
+			continue
+		}
+		legacy := make(map[string]LegacyGroup, len(batch))
+		var mu sync.Mutex
+		err := l.m.Legacy.ReadGroups(ctx, batch, func(g LegacyGroup) error {
+			mu.Lock()
+			defer mu.Unlock()
+			legacy[g.Group] = g
+			return nil
+		})
+		if err != nil {
+			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
+			l.remark(batch)
+			continue
+		}
+		// Read Kafka after ZooKeeper, just before committing: the freshest view of what a commit
+		// could move backwards.
+		states, err := l.m.Kafka.Groups(ctx, batch)
+		if err != nil {
+			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
+			l.remark(batch)
+			continue
+		}
+		for _, g := range batch {
+			lg, ok := legacy[g]
+			if !ok {
+				lg = LegacyGroup{Group: g}
+			}
+			st := l.syncGroup(ctx, lg, states[g])
+			l.retryLater(st)
+			l.m.Observer.GroupSynced(st)
+		}
+	}
+}
+
+// retryLater schedules another sync of a group whose writes failed: after one poll interval,
+// doubling with each failure in a row up to 64 intervals.
+func (l *loop) retryLater(st GroupStatus) {
+	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
+	if !failed {
+		delete(l.failures, st.Group)
+		return
+	}
+	n := min(l.failures[st.Group], 6)
+	l.failures[st.Group]++
+	l.retryAt[st.Group] = l.m.Now().Add(l.m.PollInterval << n)
+}

@@ -1,0 +1,254 @@
+package migrate_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// TestMirrorPhases checks the first sync of one group in each situation of a rollover: the
+// phase, what is written where, and that no store moves backwards.
+func TestMirrorPhases(t *testing.T) {
+	cases := []struct {
+		name    string
+		zk      map[int32]int64
+		live    bool
+		kafka   map[int32]int64
+		state   string // Kafka group state; "" none
+		members int
+		reverse bool
+
+		phase     migrate.Phase
+		toKafka   map[string]int64 // mirror writes into Kafka, "t/p" -> offset
+		toZK      map[string]int64
+		wantKafka map[string]int64 // Kafka afterwards
+		wantZK    map[int32]int64  // ZooKeeper afterwards
+	}{
+		{name: "zk ahead and missing in kafka: mirrored", zk: map[int32]int64{0: 10, 1: 20}, kafka: map[int32]int64{1: 15}, state: "Empty",
+			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10, "t/1": 20},
+			wantKafka: map[string]int64{"t/0": 10, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 20}},
+		{name: "legacy consumers alive, kafka passive: mirrored", zk: map[int32]int64{0: 10}, live: true,
+			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10},
+			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
+		{name: "equal: nothing to mirror", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10}, state: "Empty",
+			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{},
+			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
+		{name: "kafka ahead, no legacy consumer: kafka-primary, kafka never lowered", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
+			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 30}},
+		{name: "kafka ahead on one partition, legacy alive: switching, the other mirrored forward", zk: map[int32]int64{0: 10, 1: 30}, live: true, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
+			phase: migrate.PhaseSwitching, toKafka: map[string]int64{"t/1": 30},
+			wantKafka: map[string]int64{"t/0": 12, "t/1": 30}, wantZK: map[int32]int64{0: 10, 1: 30}},
+		{name: "kafka group has members: kafka-primary, no admin commit tried", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
+			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
+		{name: "kafka group has members and legacy alive: switching, no admin commit", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
+			phase: migrate.PhaseSwitching, toKafka: map[string]int64{},
+			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
+		{name: "reverse: kafka-primary mirrored into zookeeper forward only", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty", reverse: true,
+			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/0": 12},
+			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 12, 1: 30}},
+		{name: "reverse: a partition only kafka has is created in zookeeper", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10, 1: 7}, state: "Stable", members: 1, reverse: true,
+			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/1": 7},
+			wantKafka: map[string]int64{"t/0": 10, "t/1": 7}, wantZK: map[int32]int64{0: 10, 1: 7}},
+		{name: "reverse never writes while legacy consumers are alive", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 12}, state: "Stable", members: 1, reverse: true,
+			phase: migrate.PhaseSwitching, toKafka: map[string]int64{}, toZK: map[string]int64{},
+			wantKafka: map[string]int64{"t/0": 12}, wantZK: map[int32]int64{0: 10}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.m.Reverse = tc.reverse
+			for p, o := range tc.zk {
+				f.legacy.SetOffset("g", "t", p, o)
+			}
+			if tc.live {
+				f.legacy.SetLive("g", "ids/c1")
+			}
+			for p, o := range tc.kafka {
+				f.kafka.SetCommitted("g", "t", p, o)
+			}
+			if tc.state != "" {
+				f.kafka.SetGroup("g", tc.state, tc.members)
+			}
+			f.start(t)
+			s := f.obs.next(t, "g")
+			if s.Phase != tc.phase {
+				t.Errorf("phase %s, want %s", s.Phase, tc.phase)
+			}
+			check := func(what string, dir migrate.Direction, want map[string]int64) {
+				got := map[string]int64{}
+				for _, w := range s.Writes {
+					if w.Direction == dir && w.Reason == migrate.ReasonMirror {
+						if w.Err != nil || w.Refused {
+							t.Errorf("%s %s: err %v refused %v", what, w.TopicPartition, w.Err, w.Refused)
+						}
+						got[w.TopicPartition.String()] = w.To
+					}
+				}
+				if want == nil {
+					want = map[string]int64{}
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %v, want %v", what, got, want)
+				}
+			}
+			check("writes into kafka", migrate.ToKafka, tc.toKafka)
+			check("writes into zookeeper", migrate.ToZK, tc.toZK)
+			if got := kafkaOffsets(t, f.kafka, "g"); !reflect.DeepEqual(got, tc.wantKafka) {
+				t.Errorf("kafka afterwards %v, want %v", got, tc.wantKafka)
+			}
+			for p, want := range tc.wantZK {
+				if got, _ := f.legacy.Offset("g", "t", p); got != want {
+					t.Errorf("zookeeper t/%d afterwards %d, want %d", p, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestMirrorFollowsChanges: a watched change is mirrored; a ZooKeeper offset going backwards
+// (a reset, a restarted legacy consumer) is never copied over a higher Kafka offset.
+func TestMirrorFollowsChanges(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.legacy.SetLive("g", "ids/c1")
+	f.start(t)
+	f.obs.next(t, "g")
+	steps := []struct {
+		zk        int64
+		wantWrite bool
+		wantKafka int64
+	}{
+		{zk: 11, wantWrite: true, wantKafka: 11},
+		{zk: 50, wantWrite: true, wantKafka: 50},
+		{zk: 40, wantWrite: false, wantKafka: 50}, // backwards in ZooKeeper: Kafka stays
+		{zk: 50, wantWrite: false, wantKafka: 50},
+		{zk: 51, wantWrite: true, wantKafka: 51},
+	}
+	for i, st := range steps {
+		f.legacy.SetOffset("g", "t", 0, st.zk)
+		f.watch.fire(t, "g")
+		s := f.obs.next(t, "g")
+		w, wrote := writes(s, migrate.ReasonMirror)["t/0"]
+		if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
+			t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
+		}
+		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
+			t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)
+		}
+		wantPhase := migrate.PhaseZKPrimary
+		if st.zk < st.wantKafka {
+			wantPhase = migrate.PhaseSwitching // Kafka ahead while legacy consumers live
+		}
+		if s.Phase != wantPhase {
+			t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
+		}
+	}
+}
+
+// TestMirrorRefusedCommitIsAPhaseChange: the broker refusing an admin commit (the group became
+// active between the read and the commit) makes the group kafka-primary; later changes are not
+// retried against Kafka, so there is no storm of refused commits.
+func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
+	f := newFixture()
+	ref := &refusing{}
+	f.m.Committer = ref
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.start(t)
+	s := f.obs.next(t, "g")
+	if s.Phase != migrate.PhaseKafkaPrimary {
+		t.Fatalf("phase after a refused commit %s, want %s", s.Phase, migrate.PhaseKafkaPrimary)
+	}
+	if w := writes(s, migrate.ReasonMirror)["t/0"]; !w.Refused || w.Err != nil {
+		t.Errorf("write %+v: want refused, not an error", w)
+	}
+	for i := range 5 {
+		f.legacy.SetOffset("g", "t", 0, int64(20+i))
+		f.watch.fire(t, "g")
+		if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseKafkaPrimary || len(s.Writes) != 0 {
+			t.Fatalf("change %d: phase %s writes %+v, want kafka-primary and none", i, s.Phase, s.Writes)
+		}
+	}
+	if n := ref.calls.Load(); n != 1 {
+		t.Errorf("%d commits tried, want 1", n)
+	}
+	// A rollback (legacy consumers back) makes ZooKeeper primary again.
+	f.legacy.SetLive("g", "ids/c1")
+	f.watch.fire(t, "g")
+	if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseSwitching {
+		t.Errorf("phase after legacy consumers came back while Kafka refuses: %s, want switching", s.Phase)
+	}
+}
+
+// TestMirrorKeepalive: unchanged offsets are re-committed once the keep-alive interval passed,
+// including a partition only Kafka has, and at their unchanged value.
+func TestMirrorKeepalive(t *testing.T) {
+	f := newFixture()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	f.m.Now = c.Now
+	f.m.PollInterval = time.Millisecond
+	f.m.KeepaliveInterval = 10 * time.Minute
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.kafka.SetCommitted("g", "t", 0, 10)
+	f.kafka.SetCommitted("g", "t", 1, 33)
+	f.kafka.SetGroup("g", "Empty", 0)
+	f.start(t)
+	// The first sync keeps alive at once: nobody knows when these offsets were committed.
+	first := f.obs.next(t, "g")
+	if got := len(writes(first, migrate.ReasonKeepalive)); got != 2 {
+		t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
+	}
+	before := len(f.kafka.Commits())
+	c.add(5 * time.Minute)
+	// Not due yet: the polls that follow write nothing. Give the loop a few polls.
+	time.Sleep(50 * time.Millisecond) // lets polls run; the assertion is on what they wrote
+	if n := len(f.kafka.Commits()); n != before {
+		t.Fatalf("%d commits before the keep-alive was due, want %d", n, before)
+	}
+	c.add(6 * time.Minute)
+	for {
+		s := f.obs.next(t, "g")
+		ka := writes(s, migrate.ReasonKeepalive)
+		if len(ka) == 0 {
+			continue
+		}
+		for k, want := range map[string]int64{"t/0": 10, "t/1": 33} {
+			w := ka[k]
+			if w.To != want || w.From == nil || *w.From != want || w.Err != nil {
+				t.Errorf("keep-alive of %s: %+v, want %d unchanged", k, w, want)
+			}
+		}
+		break
+	}
+	if got := kafkaOffsets(t, f.kafka, "g"); got["t/0"] != 10 || got["t/1"] != 33 {
+		t.Errorf("kafka after the keep-alive %v: offsets changed", got)
+	}
+}
+
+// TestMirrorDryRunWritesNothing: without Execute the writes are reported, never made.
+func TestMirrorDryRunWritesNothing(t *testing.T) {
+	f := newFixture()
+	f.m.Execute = false
+	f.m.Reverse = true
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.legacy.SetOffset("h", "t", 0, 5)
+	f.kafka.SetCommitted("h", "t", 0, 9)
+	f.start(t)
+	g := f.obs.next(t, "g")
+	if w := writes(g, migrate.ReasonMirror)["t/0"]; w.To != 10 || !g.DryRun {
+		t.Errorf("dry run of g: %+v, want a reported write of 10", g)
+	}
+	h := f.obs.next(t, "h")
+	if w := writes(h, migrate.ReasonMirror)["t/0"]; w.To != 9 || w.Direction != migrate.ToZK {
+		t.Errorf("dry run of h: %+v, want a reported reverse write of 9", h)
+	}
+	if n := len(f.kafka.Commits()); n != 0 {
+		t.Errorf("%d commits in a dry run", n)
+	}
+	if got, _ := f.legacy.Offset("h", "t", 0); got != 5 {
+		t.Errorf("zookeeper written in a dry run: %d", got)
+	}
+}

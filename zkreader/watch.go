@@ -1,0 +1,217 @@
+package zkreader
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// Watcher watches the legacy znodes of groups on a ZooKeeper session of its own and tells the
+// mirror what changed (migrate.LegacyWatcher). ZooKeeper watches are one-shot and there are no
+// recursive ones: each fired watch is re-armed before the change is reported, so a change made
+// after the mirror's re-read fires again. Close it when done.
+type Watcher struct {
+	r *Reader // one connection: watches belong to the session that set them
+
+	mu      sync.Mutex // guards the fields below, filled by go-zookeeper's callback
+	pending []zk.Event
+	signal  chan struct{}
+
+	resets atomic.Int64
+}
+
+// Resets is how many times every watch had to be set again after they were lost (session expiry).
+func (w *Watcher) Resets() int64 { return w.resets.Load() }
+
+var _ migrate.LegacyWatcher = (*Watcher)(nil)
+
+// OpenWatcher opens the watcher's own session (cfg.Connections is ignored: one connection).
+func OpenWatcher(ctx context.Context, cfg Config) (*Watcher, error) {
+	return openWatcher(ctx, cfg, nil)
+}
+
+// dialFunc is go-zookeeper's dialer; tests pass one that can cut the connection.
+type dialFunc func(network, addr string, timeout time.Duration) (net.Conn, error)
+
+func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	hosts, chroot, err := ParseServers(cfg.Servers)
+	if err != nil {
+		return nil, err
+	}
+	scheme, auth, err := parseAuth(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w := &Watcher{signal: make(chan struct{}, 1)}
+	w.r = &Reader{hosts: hosts, chroot: chroot, groupsInFlight: 1, log: log, sem: make(chan struct{}, cfg.InFlight)}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout}
+	if dial == nil {
+		dial = s.dial
+	}
+	c, _, err := zk.Connect(hosts, cfg.SessionTimeout,
+		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev) }),
+		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)
+	}
+	w.r.conns = []*zk.Conn{c}
+	if err := w.r.waitSessions(ctx, cfg.SessionTimeout, []*session{s}, scheme, auth); err != nil {
+		w.r.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Close ends the watcher's session.
+func (w *Watcher) Close() { w.r.Close() }
+
+// event is go-zookeeper's callback: it must not block (it runs under the client's own locks).
+func (w *Watcher) event(ev zk.Event) {
+	w.mu.Lock()
+	w.pending = append(w.pending, ev)
+	w.mu.Unlock()
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Watcher) take() []zk.Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	evs := w.pending
+	w.pending = nil
+	return evs
+}
+
+// watchKind is the kind of one ZooKeeper watch; a znode may carry several.
+type watchKind int
+
+const (
+	watchData watchKind = iota
+	watchChildren
+	watchExists
+)
+
+type watchKey struct {
+	path string
+	kind watchKind
+}
+
+// firedKinds are the watches a server event consumes (as go-zookeeper's notifyWatches).
+func firedKinds(t zk.EventType) []watchKind {
+	switch t {
+	case zk.EventNodeCreated:
+		return []watchKind{watchExists}
+	case zk.EventNodeDataChanged:
+		return []watchKind{watchExists, watchData}
+	case zk.EventNodeChildrenChanged:
+		return []watchKind{watchChildren}
+	case zk.EventNodeDeleted:
+		return []watchKind{watchExists, watchData, watchChildren}
+	}
+	return nil
+}
+
+// watchRun is one Watch call: the watches it holds, so a fired one is re-armed once.
+type watchRun struct {
+	w      *Watcher
+	groups map[string]bool
+	mu     sync.Mutex
+	armed  map[watchKey]bool
+}
+
+// retryArm is how long to wait before arming again after ZooKeeper failed (connection lost).
+const retryArm = 500 * time.Millisecond
+
+// Watch implements migrate.LegacyWatcher. After a session expiry every watch is gone: they are
+// all set again once a new session exists, and every group is reported changed so the mirror
+// re-reads it. A plain reconnect keeps the watches (go-zookeeper sets them again itself).
+func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group string)) error {
+	run := &watchRun{w: w, groups: map[string]bool{}, armed: map[watchKey]bool{}}
+	for _, g := range groups {
+		if err := ValidateName(g); err != nil {
+			return fmt.Errorf("watch group %q: %w", g, err)
+		}
+		run.groups[g] = true
+	}
+	names := slices.Sorted(maps.Keys(run.groups))
+	// Once armed, every group is reported: a change between the mirror's first read and the
+	// watches being set would otherwise go unseen until the next resync.
+	rearmAll := run.armGroups(ctx, names) != nil
+	if !rearmAll {
+		for _, g := range names {
+			changed(g)
+		}
+	}
+	var retry <-chan time.Time
+	for {
+		if rearmAll && retry == nil {
+			retry = time.After(retryArm)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-retry:
+			retry = nil
+			run.clear()
+			if err := run.armGroups(ctx, names); err != nil {
+				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
+				continue
+			}
+			rearmAll = false
+			w.resets.Add(1)
+			for _, g := range names {
+				changed(g)
+			}
+			continue
+		case <-w.signal:
+		}
+		touched := map[string][]string{} // group -> fired paths to arm again
+		for _, ev := range w.take() {
+			switch {
+			case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
+				if ctx.Err() == nil && !rearmAll {
+					w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
+				}
+				rearmAll = true
+			case ev.Type == zk.EventSession:
+			default:
+				if g := run.groupOf(ev.Path); g != "" {
+					run.fired(ev)
+					touched[g] = append(touched[g], ev.Path)
+				}
+			}
+		}
+		if rearmAll {
+			run.clear() // set every watch afresh: a duplicate is harmless, a gap is not
+			continue    // every group is re-read once the watches are back
+		}
+		for _, g := range slices.Sorted(maps.Keys(touched)) {
+			if err := run.armPaths(ctx, touched[g]); err != nil {
+				w.r.log.Warn("zookeeper watch not set again, setting all again", "group", g, "err", err)
+				run.clear()
+				rearmAll = true
+			}
+			changed(g)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package zkreader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Arming: which watch each znode of a group needs, set once and set again when it fires.
+
+// groupOf is the watched group a znode path belongs to, or "".
+func (run *watchRun) groupOf(p string) string {
+	rel, ok := strings.CutPrefix(p, run.w.r.path("/consumers/"))
+	if !ok {
+		return ""
+	}
+	g, _, _ := strings.Cut(rel, "/")
+	if !run.groups[g] {
+		return ""
+	}
+	return g
+}
+
+func (run *watchRun) clear() {
+	run.mu.Lock()
+	clear(run.armed)
+	run.mu.Unlock()
+}
+
+func (run *watchRun) fired(ev zk.Event) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for _, k := range firedKinds(ev.Type) {
+		delete(run.armed, watchKey{ev.Path, k})
+	}
+}
+
+// armGroups sets every missing watch of the groups, level by level, pipelined: the offsets,
+// ids and owners directories, each topic directory below them, each offset znode.
+func (run *watchRun) armGroups(ctx context.Context, groups []string) error {
+	var level []string
+	for _, g := range groups {
+		base := run.w.r.path("/consumers/" + g)
+		level = append(level, base+"/offsets", base+"/ids", base+"/owners")
+	}
+	return run.armPaths(ctx, level)
+}
+
+// armPaths arms the paths and, below each directory newly armed, its children.
+func (run *watchRun) armPaths(ctx context.Context, level []string) error {
+	for len(level) > 0 {
+		var (
+			mu   sync.Mutex
+			next []string
+		)
+		err := run.w.r.fanOut(ctx, len(level), func(c *zk.Conn, i int) error {
+			kids, err := run.arm(c, level[i])
+			mu.Lock()
+			next = append(next, kids...)
+			mu.Unlock()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		level = next
+	}
+	return nil
+}
+
+// arm sets the watch a path needs, unless already armed, and returns the children to arm.
+// Directories get a children watch (an exists watch while missing); offset znodes a data watch;
+// registrations under ids/ and owners/<t>/ need none (their directories' watches see them come
+// and go).
+func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
+	g := run.groupOf(p)
+	rel := strings.TrimPrefix(p, run.w.r.path("/consumers/"+g))
+	depth := strings.Count(rel, "/")
+	isDir := depth == 1 || (depth == 2 && !strings.HasPrefix(rel, "/ids/"))
+	switch {
+	case isDir:
+		if run.isArmed(p, watchChildren) {
+			// Still watched: its children are armed too, or will be by their own events.
+			return nil, nil
+		}
+		names, _, _, err := c.ChildrenW(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			if run.isArmed(p, watchExists) {
+				return nil, nil
+			}
+			ok, _, _, err := c.ExistsW(p)
+			if err != nil {
+				return nil, fmt.Errorf("watch %s: %w", p, err)
+			}
+			run.setArmed(p, watchExists)
+			if ok { // created in between: watch its children instead
+				return []string{p}, nil
+			}
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", p, err)
+		}
+		run.setArmed(p, watchChildren)
+		if depth == 2 && strings.HasPrefix(rel, "/owners/") {
+			return nil, nil
+		}
+		kids := make([]string, 0, len(names))
+		for _, n := range names {
+			if depth == 1 && strings.HasPrefix(rel, "/ids") {
+				continue
+			}
+			kids = append(kids, p+"/"+n)
+		}
+		return kids, nil
+	case depth == 3 && strings.HasPrefix(rel, "/offsets/"):
+		if run.isArmed(p, watchData) {
+			return nil, nil
+		}
+		_, _, _, err := c.GetW(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil // deleted: the topic directory's watch sees it come back
+		}
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", p, err)
+		}
+		run.setArmed(p, watchData)
+	}
+	return nil, nil
+}
+
+func (run *watchRun) isArmed(p string, k watchKind) bool {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.armed[watchKey{p, k}]
+}
+
+func (run *watchRun) setArmed(p string, k watchKind) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.armed[watchKey{p, k}] = true
+}

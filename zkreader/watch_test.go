@@ -1,0 +1,200 @@
+package zkreader
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// watchWait bounds how long a test waits for a watch to fire: a hang guard, not a speed check.
+const watchWait = 30 * time.Second
+
+// changes collects what a Watch reports.
+type changes struct{ ch chan string }
+
+func (c changes) changed(g string) { c.ch <- g }
+
+// expect waits for a report of group g, skipping reports of other groups.
+func (c changes) expect(t *testing.T, g, after string) {
+	t.Helper()
+	deadline := time.After(watchWait)
+	for {
+		select {
+		case got := <-c.ch:
+			if got == g {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("after %s: no change of group %s reported within %s", after, g, watchWait)
+		}
+	}
+}
+
+// none checks that nothing is reported for a short while: a watch that should not fire.
+func (c changes) none(t *testing.T, g string) {
+	t.Helper()
+	timeout := time.After(300 * time.Millisecond)
+	for {
+		select {
+		case got := <-c.ch:
+			if got == g {
+				t.Fatalf("group %s reported changed, but nothing under it changed", g)
+			}
+		case <-timeout:
+			return
+		}
+	}
+}
+
+func startWatch(t *testing.T, w *Watcher, groups ...string) changes {
+	t.Helper()
+	c := changes{ch: make(chan string, 1000)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Watch(ctx, groups, c.changed) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Watch: %v", err)
+		}
+	})
+	// Every group is reported once armed: only then do the steps of a test begin.
+	seen := map[string]bool{}
+	for len(seen) < len(groups) {
+		select {
+		case g := <-c.ch:
+			seen[g] = true
+		case <-time.After(watchWait):
+			t.Fatalf("watches of %v not set within %s (reported: %v)", groups, watchWait, seen)
+		}
+	}
+	return c
+}
+
+// TestWatcher: every change the mirror must see fires, again and again (watches are one-shot
+// and must be re-armed), and changes of other groups do not.
+func TestWatcher(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	set := func(g, topic string, p int32, off int64) {
+		t.Helper()
+		if err := r.WriteOffsets(ctx, g, map[migrate.TopicPartition]int64{{Topic: topic, Partition: p}: off}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("g", "t", 0, 1)
+	set("other", "t", 0, 1)
+	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	c := startWatch(t, w, "g", "absent")
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"an offset set", func() { set("g", "t", 0, 2) }},
+		{"the same offset set again", func() { set("g", "t", 0, 3) }},
+		{"a new partition", func() { set("g", "t", 1, 5) }},
+		{"the new partition set", func() { set("g", "t", 1, 6) }},
+		{"a new topic", func() { set("g", "u", 0, 7) }},
+		{"the new topic's partition set", func() { set("g", "u", 0, 8) }},
+		{"a group that did not exist gets offsets", func() { set("absent", "t", 0, 1) }},
+		{"and they change", func() { set("absent", "t", 0, 2) }},
+	}
+	for _, s := range steps {
+		s.do()
+		g := "g"
+		if s.name == "a group that did not exist gets offsets" || s.name == "and they change" {
+			g = "absent"
+		}
+		c.expect(t, g, s.name)
+	}
+	set("other", "t", 0, 2)
+	c.none(t, "other")
+	cleanup, err := r.RegisterLiveConsumer(ctx, "g", "c1", []migrate.TopicPartition{{Topic: "t", Partition: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.expect(t, "g", "a legacy consumer registered")
+	if err := cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(t, "g", "the legacy consumer left")
+	set("g", "t", 0, 4)
+	c.expect(t, "g", "an offset set after the liveness changes")
+}
+
+// cuttable is a dialer whose connections the test can cut, and whose dials fail while cut.
+type cuttable struct {
+	mu    sync.Mutex
+	cut   bool
+	conns []net.Conn
+}
+
+func (d *cuttable) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cut {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: net.UnknownNetworkError("cut by the test")}
+	}
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err == nil {
+		d.conns = append(d.conns, c)
+	}
+	return c, err
+}
+
+func (d *cuttable) setCut(cut bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cut = cut
+	if cut {
+		for _, c := range d.conns {
+			c.Close() //nolint:errcheck // cutting: the error does not matter
+		}
+		d.conns = nil
+	}
+}
+
+// TestWatcherSessionExpiry cuts the watcher's connection for longer than its session timeout,
+// so ZooKeeper expires the session and every watch is lost: the watcher must report every group
+// changed once a new session exists (a change made meanwhile is then read) and watch again.
+func TestWatcherSessionExpiry(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	set := func(off int64) {
+		t.Helper()
+		if err := r.WriteOffsets(ctx, "g", map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: off}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(1)
+	d := &cuttable{}
+	const timeout = 4 * time.Second // the server's minimum (2 x tickTime)
+	w, err := openWatcher(ctx, Config{Servers: e.servers(), SessionTimeout: timeout}, d.dial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	c := startWatch(t, w, "g")
+	set(2)
+	c.expect(t, "g", "a change before the cut")
+	d.setCut(true)
+	set(3)                  // missed by the watch: the session is cut
+	time.Sleep(2 * timeout) // long enough for the server to expire the session; not an assertion
+	d.setCut(false)
+	c.expect(t, "g", "the session expired and came back")
+	if n := w.Resets(); n < 1 {
+		t.Errorf("the watches were never set again after the cut (resets %d): the session did not expire?", n)
+	}
+	set(4)
+	c.expect(t, "g", "a change after the new session")
+}
