@@ -199,15 +199,19 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 // answer up to 10 x 2/3 of the session timeout (67 s at 10 s): a ZooKeeper that is restarting
 // accepts the connection and never answers, which stalled every reconnect for that long
 // (measured on the local stack). Capped, the client gives up after one session timeout and dials
-// again. Its other reads already use shorter deadlines.
+// again. Only deadlines far beyond the session timeout are capped: the receive loop's own
+// deadline is 2/3 of the session timeout the server granted, which may exceed the one asked for
+// (a server raises it to its minimum, 4 s by default), and capping that would time out an idle
+// connection between two pings.
 type boundedConn struct {
 	net.Conn
 	max time.Duration
 }
 
 func (c boundedConn) SetReadDeadline(t time.Time) error {
-	if limit := time.Now().Add(c.max); t.IsZero() || t.After(limit) {
-		t = limit
+	now := time.Now()
+	if t.IsZero() || t.After(now.Add(3*c.max)) {
+		t = now.Add(c.max)
 	}
 	return c.Conn.SetReadDeadline(t)
 }
