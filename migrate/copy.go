@@ -96,8 +96,10 @@ type Copier struct {
 //
 // The next batch is re-checked, decided and backed up while the current one is committed and
 // read back: the batches hold different groups, and the two halves take similar time. It runs
-// at most one batch ahead, so a re-check is never older than one batch's commits, and a
-// cancelled run stops at a batch boundary: nothing is committed after the batch in progress.
+// at most one batch ahead, and just before a batch is committed its gates (liveness, the Kafka
+// group state and commits) are read once more, so what changed during the previous batch's
+// commits still blocks. A cancelled run stops at a batch boundary: nothing is committed after
+// the batch in progress.
 // The backup may then hold the next batch's records without their commits: restoring them puts
 // back the offsets Kafka still holds, which changes nothing.
 func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
@@ -168,10 +170,16 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 	return results, commits, nil
 }
 
-// writeBatch commits a decided, backed-up batch and reads the commits back.
+// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back.
 func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
 	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
 		return nil // nothing to commit, nothing to read back
+	}
+	// The batch was re-checked while the one before it was committed: a consumer may have
+	// committed or registered since, so its gates are read again just before the commits.
+	if err := c.gateBatch(ctx, chunk, results, commits); err != nil {
+		settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
+		return err
 	}
 	c.commitAll(ctx, chunk, results, commits)
 	if err := c.readBack(ctx, groupNames(chunk), results); err != nil {
