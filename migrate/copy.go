@@ -124,6 +124,11 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 		if !ok {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
 		}
+		if err := ctx.Err(); err != nil {
+			// Stopped while this batch was prepared: it is backed up but not committed, and a
+			// commit now would be one batch past the stop.
+			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
+		}
 		err := pb.err
 		if err == nil && execute {
 			err = c.writeBatch(ctx, chunk, pb.results, pb.commits)
@@ -182,11 +187,24 @@ func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []
 		return err
 	}
 	c.commitAll(ctx, chunk, results, commits)
+	if !hasStatus(results, statusCommitted) {
+		return nil // nothing accepted: nothing to read back
+	}
 	if err := c.readBack(ctx, groupNames(chunk), results); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
 		return err
 	}
 	return nil
+}
+
+// hasStatus reports whether any partition of results is in step st.
+func hasStatus(results []GroupResult, st PartitionStatus) bool {
+	for _, g := range results {
+		if slices.ContainsFunc(g.Partitions, func(p PartitionResult) bool { return p.Status == st }) {
+			return true
+		}
+	}
+	return false
 }
 
 // settle moves every partition still in step from to the final status to.

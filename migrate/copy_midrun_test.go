@@ -2,8 +2,11 @@ package migrate_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,5 +103,93 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// stopOnSecondCheck is a context that reports cancellation from its second Err call on. Run's
+// first is its check at the batch boundary, so the stop comes after the first batch was handed
+// to the writer: Ctrl-C while the batch was being prepared. It never closes Done, so the
+// look-ahead's own context (derived from it) is not cancelled.
+type stopOnSecondCheck struct {
+	context.Context
+	calls atomic.Int32
+}
+
+func (c *stopOnSecondCheck) Done() <-chan struct{} { return nil }
+
+func (c *stopOnSecondCheck) Err() error {
+	if c.calls.Add(1) >= 2 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestCopyStoppedWhileTheBatchWasPrepared(t *testing.T) {
+	legacy, kafka := copyFixture(t)
+	plan := planFor(t, legacy, kafka)
+	var commitCalls atomic.Int32
+	kafka.OnCommit(func(string) { commitCalls.Add(1) })
+	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
+	ctx := &stopOnSecondCheck{Context: context.Background()}
+	res, err := c.Run(ctx, plan, true)
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "copy stopped after 0 of 2 groups:") {
+		t.Errorf("err = %v, want the stop at a batch boundary: copy stopped after 0 of 2 groups: context canceled", err)
+	}
+	if n := commitCalls.Load(); n != 0 {
+		t.Errorf("%d commit calls after the stop, want none", n)
+	}
+	if len(res.Groups) != 0 {
+		t.Errorf("result holds %v, want no group (none was written)", res.Groups)
+	}
+}
+
+// stopDuringCommit commits through the fake, then ends the run's context and answers as the
+// writer does when ctx ended after its chunks were accepted: every partition's result and a
+// group error. With refuse, nothing is accepted and Kafka becomes unreadable.
+type stopDuringCommit struct {
+	kafka  *migratetest.KafkaStore
+	cancel context.CancelFunc
+	refuse bool
+}
+
+func (s stopDuringCommit) Commit(ctx context.Context, group string, commits []migrate.Commit) ([]migrate.CommitError, error) {
+	s.cancel()
+	gerr := fmt.Errorf("commit group %q: %w", group, context.Canceled)
+	if s.refuse {
+		s.kafka.FailReads(errors.New("broker down"))
+		return nil, gerr
+	}
+	errs, err := s.kafka.Commit(context.WithoutCancel(ctx), group, commits)
+	if err != nil {
+		return nil, err
+	}
+	return errs, gerr
+}
+
+func TestCopyStoppedDuringTheCommit(t *testing.T) {
+	cases := []struct {
+		name   string
+		refuse bool
+		want   migrate.PartitionStatus
+	}{
+		{name: "nothing accepted: failed, and no read-back", refuse: true, want: migrate.StatusFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			legacy, kafka := copyFixture(t)
+			plan := planFor(t, legacy, kafka)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{},
+				Committer: stopDuringCommit{kafka: kafka, cancel: cancel, refuse: tc.refuse}}
+			res, err := c.Run(ctx, plan, true)
+			if err != nil {
+				t.Fatalf("err = %v, want none: the stop came during the last batch", err)
+			}
+			want := map[string]migrate.PartitionStatus{"g1/t/0": tc.want, "g1/t/1": tc.want, "g2/t/0": tc.want}
+			if got := statuses(res); !mapsEqual(got, want) {
+				t.Errorf("statuses = %v, want %v", got, want)
+			}
+		})
 	}
 }
