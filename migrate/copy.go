@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // PartitionStatus is the outcome of one planned write.
@@ -175,6 +176,9 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 	return results, commits, nil
 }
 
+// readBackTimeout bounds the read-back of a batch whose commits were sent before a stop.
+const readBackTimeout = 10 * time.Second
+
 // writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back.
 func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
 	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
@@ -190,7 +194,11 @@ func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []
 	if !hasStatus(results, statusCommitted) {
 		return nil // nothing accepted: nothing to read back
 	}
-	if err := c.readBack(ctx, groupNames(chunk), results); err != nil {
+	// Commits Kafka accepted before a stop are read back all the same, so they are reported
+	// as written rather than failed; the read-back is bounded since ctx no longer is.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	if err := c.readBack(rctx, groupNames(chunk), results); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
 		return err
 	}
@@ -295,8 +303,10 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 		if p.Status != statusPending {
 			continue
 		}
+		// A per-partition answer wins over the group error: the writer sets the group error when
+		// ctx ended even though earlier chunks were accepted, and those must be read back.
 		switch cerr, ok := byTP[TopicPartition{p.Topic, p.Partition}]; {
-		case err != nil:
+		case !ok && err != nil:
 			p.Status, p.Reason = StatusFailed, "commit failed: "+err.Error()
 		case !ok:
 			p.Status, p.Reason = StatusFailed, "the commit answered nothing for this partition"

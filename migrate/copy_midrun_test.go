@@ -172,6 +172,7 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 		refuse bool
 		want   migrate.PartitionStatus
 	}{
+		{name: "accepted commits are read back and reported written", want: migrate.StatusWritten},
 		{name: "nothing accepted: failed, and no read-back", refuse: true, want: migrate.StatusFailed},
 	}
 	for _, tc := range cases {
