@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -50,6 +51,11 @@ func CreateBackup(path string, fingerprint string, now time.Time) (*FileBackup, 
 	if err := b.writeLines(BackupHeader{Backup: BackupSchemaVersion, CreatedAt: now.UTC(), Fingerprint: fingerprint}); err != nil {
 		// An empty file would only make the re-run refuse the same path: nothing was backed up.
 		return nil, errors.Join(err, f.Close(), os.Remove(path))
+	}
+	// The file's fsync does not make its directory entry durable: without the directory's, a
+	// crash could lose the whole backup of offsets already overwritten in Kafka.
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return nil, errors.Join(fmt.Errorf("create backup file %s: sync directory: %w", path, err), f.Close(), os.Remove(path))
 	}
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // PartitionStatus is the outcome of one planned write.
@@ -96,8 +97,10 @@ type Copier struct {
 //
 // The next batch is re-checked, decided and backed up while the current one is committed and
 // read back: the batches hold different groups, and the two halves take similar time. It runs
-// at most one batch ahead, so a re-check is never older than one batch's commits, and a
-// cancelled run stops at a batch boundary: nothing is committed after the batch in progress.
+// at most one batch ahead, and just before a batch is committed its gates (liveness, the Kafka
+// group state and commits) are read once more, so what changed during the previous batch's
+// commits still blocks. A cancelled run stops at a batch boundary: nothing is committed after
+// the batch in progress.
 // The backup may then hold the next batch's records without their commits: restoring them puts
 // back the offsets Kafka still holds, which changes nothing.
 func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
@@ -121,6 +124,11 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 		pb, ok := <-ahead.results
 		if !ok {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
+		}
+		if err := ctx.Err(); err != nil {
+			// Stopped while this batch was prepared: it is backed up but not committed, and a
+			// commit now would be one batch past the stop.
+			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
 		}
 		err := pb.err
 		if err == nil && execute {
@@ -168,17 +176,43 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 	return results, commits, nil
 }
 
-// writeBatch commits a decided, backed-up batch and reads the commits back.
+// readBackTimeout bounds the read-back of a batch whose commits were sent before a stop.
+const readBackTimeout = 10 * time.Second
+
+// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back.
 func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
 	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
 		return nil // nothing to commit, nothing to read back
 	}
+	// The batch was re-checked while the one before it was committed: a consumer may have
+	// committed or registered since, so its gates are read again just before the commits.
+	if err := c.gateBatch(ctx, chunk, results, commits); err != nil {
+		settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
+		return err
+	}
 	c.commitAll(ctx, chunk, results, commits)
-	if err := c.readBack(ctx, groupNames(chunk), results); err != nil {
+	if !hasStatus(results, statusCommitted) {
+		return nil // nothing accepted: nothing to read back
+	}
+	// Commits Kafka accepted before a stop are read back all the same, so they are reported
+	// as written rather than failed; the read-back is bounded since ctx no longer is.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	if err := c.readBack(rctx, groupNames(chunk), results); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
 		return err
 	}
 	return nil
+}
+
+// hasStatus reports whether any partition of results is in step st.
+func hasStatus(results []GroupResult, st PartitionStatus) bool {
+	for _, g := range results {
+		if slices.ContainsFunc(g.Partitions, func(p PartitionResult) bool { return p.Status == st }) {
+			return true
+		}
+	}
+	return false
 }
 
 // settle moves every partition still in step from to the final status to.
@@ -269,8 +303,10 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 		if p.Status != statusPending {
 			continue
 		}
+		// A per-partition answer wins over the group error: the writer sets the group error when
+		// ctx ended even though earlier chunks were accepted, and those must be read back.
 		switch cerr, ok := byTP[TopicPartition{p.Topic, p.Partition}]; {
-		case err != nil:
+		case !ok && err != nil:
 			p.Status, p.Reason = StatusFailed, "commit failed: "+err.Error()
 		case !ok:
 			p.Status, p.Reason = StatusFailed, "the commit answered nothing for this partition"

@@ -185,3 +185,121 @@ func plannedOffsets(w GroupWrites, adj int64) []LegacyOffset {
 	}
 	return out
 }
+
+// gateBatch reads the batch's gates again just before its commits: the Kafka group state and
+// commits (one Groups call) and the legacy liveness registrations. It blocks every pending
+// partition whose group is now live or active, or whose Kafka commit is no longer the Before
+// the decision and the backup saw, and drops its commit. Its record stays in the backup, which
+// is harmless: restore puts a record back only where Kafka holds its Target, so an uncommitted
+// one is refused there as moved since the copy.
+func (c *Copier) gateBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
+	var names []string
+	for i := range chunk {
+		if len(commits[i]) > 0 {
+			names = append(names, chunk[i].Group)
+		}
+	}
+	var states map[string]GroupState
+	var live map[string][]string
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() { states, errs[0] = c.Kafka.Groups(ctx, names) })
+	wg.Go(func() { live, errs[1] = c.liveness(ctx, names) })
+	wg.Wait()
+	if errs[0] != nil {
+		errs[0] = fmt.Errorf("read %d groups from kafka: %w", len(names), errs[0])
+	}
+	if errs[1] != nil {
+		errs[1] = fmt.Errorf("read the liveness of %d legacy groups: %w", len(names), errs[1])
+	}
+	if err := errors.Join(errs[:]...); err != nil {
+		return fmt.Errorf("re-check just before the commit: %w", err)
+	}
+	for i := range results {
+		if len(commits[i]) == 0 {
+			continue
+		}
+		g := results[i].Group
+		st, ok := states[g]
+		if !ok {
+			return fmt.Errorf("re-check just before the commit: read group %q from kafka: no answer for it", g)
+		}
+		blocked := map[TopicPartition]bool{}
+		for j := range results[i].Partitions {
+			p := &results[i].Partitions[j]
+			if p.Status != statusPending {
+				continue
+			}
+			now, has := st.Committed[TopicPartition{p.Topic, p.Partition}]
+			var reason string
+			switch {
+			case len(live[g]) > 0:
+				reason = fmt.Sprintf("changed just before the commit: legacy consumers registered in group %q: %v", g, live[g])
+			case st.Active():
+				reason = fmt.Sprintf("changed just before the commit: Kafka group %q is %s with %d members", g, st.State, st.Members)
+			case has != (p.Before != nil) || has && now != *p.Before:
+				reason = fmt.Sprintf("changed just before the commit: Kafka's commit of %s/%s/%d is now %s, was %s",
+					g, p.Topic, p.Partition, offsetString(has, now), offsetString(p.Before != nil, deref(p.Before)))
+			default:
+				continue
+			}
+			p.Status, p.Reason = StatusBlocked, reason
+			blocked[TopicPartition{p.Topic, p.Partition}] = true
+		}
+		commits[i] = slices.DeleteFunc(commits[i], func(cm Commit) bool { return blocked[cm.TopicPartition] })
+	}
+	return nil
+}
+
+// liveness returns the live legacy consumer registrations of each group: by the re-check
+// without offsets when the store offers it, else by reading the groups whole.
+func (c *Copier) liveness(ctx context.Context, groups []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(groups))
+	if rc, ok := c.Legacy.(LegacyRechecker); ok {
+		reqs := make([]RecheckRequest, len(groups))
+		for i, g := range groups {
+			reqs[i].Group = g
+		}
+		gs, err := rc.RecheckGroups(ctx, reqs)
+		if err != nil {
+			return nil, err
+		}
+		if len(gs) != len(groups) {
+			return nil, fmt.Errorf("the store returned %d groups for %d", len(gs), len(groups))
+		}
+		for i, g := range gs {
+			if g.Group != groups[i] {
+				return nil, fmt.Errorf("legacy group %q: the store returned %q in its place", groups[i], g.Group)
+			}
+			out[g.Group] = g.LiveConsumers
+		}
+		return out, nil
+	}
+	err := c.Legacy.ReadGroups(ctx, groups, func(g LegacyGroup) error {
+		out[g.Group] = g.LiveConsumers
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		if _, ok := out[g]; !ok {
+			return nil, fmt.Errorf("legacy group %q: the store returned nothing for it", g)
+		}
+	}
+	return out, nil
+}
+
+func offsetString(ok bool, v int64) string {
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprint(v)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -34,6 +34,7 @@ type KafkaStore struct {
 	commitErr  error
 	readErr    error
 	commits    []CommitRecord
+	onCommit   func(group string)
 	topicCalls int
 	groupCalls int
 }
@@ -121,6 +122,14 @@ func (k *KafkaStore) FailReads(err error) {
 	k.readErr = err
 }
 
+// OnCommit makes every later Commit call f(group) first, outside the store's lock, so a test
+// can change the world (even this store) while a batch is being committed (nil: none).
+func (k *KafkaStore) OnCommit(f func(group string)) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.onCommit = f
+}
+
 // Commits returns every partition written so far, in order.
 func (k *KafkaStore) Commits() []CommitRecord {
 	k.mu.Lock()
@@ -192,6 +201,12 @@ func (k *KafkaStore) OffsetsRetention(ctx context.Context) (time.Duration, error
 // an active group (error wrapping migrate.ErrGroupActive) and of an unknown topic or partition;
 // a partition told to fail fails alone; the others are written and recorded.
 func (k *KafkaStore) Commit(ctx context.Context, group string, commits []migrate.Commit) ([]migrate.CommitError, error) {
+	k.mu.Lock()
+	hook := k.onCommit
+	k.mu.Unlock()
+	if hook != nil {
+		hook(group)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,196 @@
+package migrate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+)
+
+// signalBackup is a memBackup safe for the look-ahead's goroutine that closes backedUp once
+// group watch was recorded: then its batch is re-checked and decided.
+type signalBackup struct {
+	mu       sync.Mutex
+	mem      memBackup
+	watch    string
+	backedUp chan struct{}
+	once     sync.Once
+}
+
+func (b *signalBackup) Record(ctx context.Context, groups []migrate.GroupResult) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.mem.Record(ctx, groups); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if g.Group == b.watch {
+			b.once.Do(func() { close(b.backedUp) })
+		}
+	}
+	return nil
+}
+
+// TestCopyGatesAgainJustBeforeTheCommit: batch g2 is re-checked, decided and backed up while
+// batch g1 is committed; what changes in between must still block g2's commit.
+func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
+		wantG2 map[migrate.TopicPartition]int64
+	}{
+		{name: "a simple consumer committed past the target",
+			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g2", "t", 0, 50) },
+			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
+		{name: "a legacy consumer registered",
+			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("g2", "ids/c1") }},
+		{name: "the kafka group became active",
+			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("g2", "Stable", 1) }},
+		{name: "all at once: committed 50 and a legacy consumer registered",
+			change: func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) {
+				k.SetCommitted("g2", "t", 0, 50)
+				l.SetLive("g2", "ids/c1")
+			},
+			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
+	}
+	for _, tc := range cases {
+		for _, mode := range []string{"by path", "whole groups", "gates only"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				legacy, kafka := copyFixture(t)
+				plan := planFor(t, legacy, kafka)
+				backup := &signalBackup{watch: "g2", backedUp: make(chan struct{})}
+				kafka.OnCommit(func(group string) {
+					if group != "g1" {
+						return
+					}
+					select {
+					case <-backup.backedUp:
+					case <-time.After(5 * time.Second):
+						t.Error("g2 was not backed up ahead while g1 was committed")
+					}
+					tc.change(legacy, kafka)
+				})
+				var store migrate.LegacyStore = legacy
+				if mode == "whole groups" {
+					store = legacyOnly{legacy}
+				}
+				c := &migrate.Copier{Legacy: store, Kafka: kafka, Committer: kafka, Backup: backup,
+					BatchGroups: 1, GatesOnly: mode == "gates only"}
+				res, err := c.Run(context.Background(), plan, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+				if got := statuses(res); !mapsEqual(got, want) {
+					t.Errorf("statuses = %v, want %v", got, want)
+				}
+				if got := committed(t, kafka, "g2"); !mapsEqual(got, tc.wantG2) {
+					t.Errorf("g2 in kafka = %v, want %v (as the change left it)", got, tc.wantG2)
+				}
+				for _, g := range res.Groups {
+					for _, p := range g.Partitions {
+						if p.Status == migrate.StatusBlocked && !strings.Contains(p.Reason, "just before the commit") {
+							t.Errorf("%s/%s/%d: reason %q does not say what changed before the commit", g.Group, p.Topic, p.Partition, p.Reason)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// stopOnSecondCheck is a context that reports cancellation from its second Err call on. Run's
+// first is its check at the batch boundary, so the stop comes after the first batch was handed
+// to the writer: Ctrl-C while the batch was being prepared. It never closes Done, so the
+// look-ahead's own context (derived from it) is not cancelled.
+type stopOnSecondCheck struct {
+	context.Context
+	calls atomic.Int32
+}
+
+func (c *stopOnSecondCheck) Done() <-chan struct{} { return nil }
+
+func (c *stopOnSecondCheck) Err() error {
+	if c.calls.Add(1) >= 2 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestCopyStoppedWhileTheBatchWasPrepared(t *testing.T) {
+	legacy, kafka := copyFixture(t)
+	plan := planFor(t, legacy, kafka)
+	var commitCalls atomic.Int32
+	kafka.OnCommit(func(string) { commitCalls.Add(1) })
+	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
+	ctx := &stopOnSecondCheck{Context: context.Background()}
+	res, err := c.Run(ctx, plan, true)
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "copy stopped after 0 of 2 groups:") {
+		t.Errorf("err = %v, want the stop at a batch boundary: copy stopped after 0 of 2 groups: context canceled", err)
+	}
+	if n := commitCalls.Load(); n != 0 {
+		t.Errorf("%d commit calls after the stop, want none", n)
+	}
+	if len(res.Groups) != 0 {
+		t.Errorf("result holds %v, want no group (none was written)", res.Groups)
+	}
+}
+
+// stopDuringCommit commits through the fake, then ends the run's context and answers as the
+// writer does when ctx ended after its chunks were accepted: every partition's result and a
+// group error. With refuse, nothing is accepted and Kafka becomes unreadable.
+type stopDuringCommit struct {
+	kafka  *migratetest.KafkaStore
+	cancel context.CancelFunc
+	refuse bool
+}
+
+func (s stopDuringCommit) Commit(ctx context.Context, group string, commits []migrate.Commit) ([]migrate.CommitError, error) {
+	s.cancel()
+	gerr := fmt.Errorf("commit group %q: %w", group, context.Canceled)
+	if s.refuse {
+		s.kafka.FailReads(errors.New("broker down"))
+		return nil, gerr
+	}
+	errs, err := s.kafka.Commit(context.WithoutCancel(ctx), group, commits)
+	if err != nil {
+		return nil, err
+	}
+	return errs, gerr
+}
+
+func TestCopyStoppedDuringTheCommit(t *testing.T) {
+	cases := []struct {
+		name   string
+		refuse bool
+		want   migrate.PartitionStatus
+	}{
+		{name: "accepted commits are read back and reported written", want: migrate.StatusWritten},
+		{name: "nothing accepted: failed, and no read-back", refuse: true, want: migrate.StatusFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			legacy, kafka := copyFixture(t)
+			plan := planFor(t, legacy, kafka)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{},
+				Committer: stopDuringCommit{kafka: kafka, cancel: cancel, refuse: tc.refuse}}
+			res, err := c.Run(ctx, plan, true)
+			if err != nil {
+				t.Fatalf("err = %v, want none: the stop came during the last batch", err)
+			}
+			want := map[string]migrate.PartitionStatus{"g1/t/0": tc.want, "g1/t/1": tc.want, "g2/t/0": tc.want}
+			if got := statuses(res); !mapsEqual(got, want) {
+				t.Errorf("statuses = %v, want %v", got, want)
+			}
+		})
+	}
+}
