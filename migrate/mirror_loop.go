@@ -231,8 +231,9 @@ func (l *loop) sync(ctx context.Context) {
 			l.remark(batch)
 			continue
 		}
-		// Read Kafka after ZooKeeper, just before committing: the freshest view of what a commit
-		// could move backwards.
+		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
+		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
+		// by then.
 		states, err := l.m.Kafka.Groups(ctx, batch)
 		if err != nil {
 			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))

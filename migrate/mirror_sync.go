@@ -109,9 +109,11 @@ func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
 }
 
 // toKafka commits every partition where ZooKeeper leads, and, when the keep-alive is due, every
-// other committed partition at its unchanged offset. Kafka was read just before: a commit never
-// moves it backwards (except against a consumer committing in the same instant, which the
-// broker's refusal of admin commits into an active group guards against).
+// other committed partition at its unchanged offset. The batch's read of Kafka may be stale by
+// the time the limiter lets this group through (a simple consumer commits into an Empty group
+// without joining), so Kafka is read again after the wait and only what still holds is
+// committed: a commit never moves Kafka backwards, except against a consumer committing in the
+// instant between that read and the commit.
 func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	now := l.m.Now()
 	keepalive := st.Phase == PhaseZKPrimary && now.Sub(l.keptAlive[st.Group]) >= l.m.KeepaliveInterval
@@ -154,6 +156,29 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
 		return
 	}
+	fresh, err := l.m.Kafka.Groups(ctx, []string{st.Group})
+	if err != nil {
+		failAll(st.Writes, fmt.Errorf("commit group %q: read kafka again before the commit: %w", st.Group, err))
+		return
+	}
+	fk := fresh[st.Group]
+	if fk.Active() {
+		// A consumer joined meanwhile: the broker would refuse the commit anyway.
+		for i := range st.Writes {
+			st.Writes[i].Refused = true
+		}
+		l.refused(st)
+		return
+	}
+	planned := len(commits)
+	if commits, st.Writes = stillValid(fk, commits, st.Writes); len(commits) < planned {
+		// Kafka changed since the batch read: sync the group again at the next poll, from a
+		// fresh read of both stores, to decide its phase anew.
+		l.remark([]string{st.Group})
+		if len(commits) == 0 {
+			return
+		}
+	}
 	res, err := l.m.Committer.Commit(ctx, st.Group, commits)
 	if errors.Is(err, ErrGroupActive) {
 		for i := range st.Writes {
@@ -189,6 +214,26 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	} else if keepalive && !failed {
 		l.keptAlive[st.Group] = now
 	}
+}
+
+// stillValid keeps the commits (and their writes, in step) that fk, Kafka as read just now,
+// still allows: a mirror write only strictly above the committed offset, a keep-alive only of
+// the very offset it keeps alive. Any other is dropped: writing it would move Kafka backwards.
+func stillValid(fk GroupState, commits []Commit, ws []MirrorWrite) ([]Commit, []MirrorWrite) {
+	var keptC []Commit
+	var keptW []MirrorWrite
+	for i, w := range ws {
+		cur, ok := fk.Committed[w.TopicPartition]
+		valid := !ok || w.To > cur
+		if w.Reason == ReasonKeepalive {
+			valid = ok && cur == w.To
+		}
+		if valid {
+			keptC = append(keptC, commits[i])
+			keptW = append(keptW, w)
+		}
+	}
+	return keptC, keptW
 }
 
 // refused turns a commit refused because the Kafka group is active into a phase change: Kafka

@@ -1,0 +1,69 @@
+package migrate_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+)
+
+// hookLimiter is a migrate.RateLimiter that runs hook inside each Wait: what a store does while
+// the mirror waits for its turn (a consumer commits, joins, registers).
+type hookLimiter struct {
+	mu    sync.Mutex
+	calls int
+	hook  func(ctx context.Context, call int) error
+}
+
+func (h *hookLimiter) Wait(ctx context.Context, _ int) error {
+	h.mu.Lock()
+	h.calls++
+	n := h.calls
+	h.mu.Unlock()
+	if h.hook == nil {
+		return ctx.Err()
+	}
+	return h.hook(ctx, n)
+}
+
+// TestMirrorRereadsKafkaBeforeCommit: what Kafka was read as for the batch may be stale by the
+// time the group's turn comes; a consumer that committed meanwhile (a simple consumer commits
+// into an Empty group without joining) is never moved backwards, by a mirror write or by a
+// keep-alive.
+func TestMirrorRereadsKafkaBeforeCommit(t *testing.T) {
+	cases := []struct {
+		name   string
+		zk     int64
+		kafka  *int64 // committed before the sync; nil: none
+		during int64  // what the consumer commits while the mirror waits
+	}{
+		{name: "mirror write over a newer consumer commit", zk: 100, during: 500},
+		{name: "mirror write where kafka had an older commit", zk: 100, kafka: ptr(50), during: 500},
+		{name: "keep-alive over a newer consumer commit", zk: 50, kafka: ptr(50), during: 500},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.legacy.SetOffset("g", "t", 0, tc.zk)
+			if tc.kafka != nil {
+				f.kafka.SetCommitted("g", "t", 0, *tc.kafka)
+			}
+			f.kafka.SetGroup("g", "Empty", 0)
+			f.m.Limiter = &hookLimiter{hook: func(ctx context.Context, call int) error {
+				if call == 1 {
+					f.kafka.SetCommitted("g", "t", 0, tc.during)
+				}
+				return ctx.Err()
+			}}
+			f.start(t)
+			s := f.obs.next(t, "g")
+			if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != tc.during {
+				t.Errorf("kafka t/0 after the sync %d, want the consumer's %d (writes %+v)", got, tc.during, s.Writes)
+			}
+			for _, c := range f.kafka.Commits() {
+				if c.Offset < tc.during {
+					t.Errorf("committed %d below the consumer's %d", c.Offset, tc.during)
+				}
+			}
+		})
+	}
+}
