@@ -246,15 +246,19 @@ func (l *loop) sync(ctx context.Context) {
 				lg = LegacyGroup{Group: g}
 			}
 			st := l.syncGroup(ctx, lg, states[g])
-			l.retryLater(st)
+			l.retryLater(ctx, st)
 			l.m.Observer.GroupSynced(st)
 		}
 	}
 }
 
 // retryLater schedules another sync of a group whose writes failed: after one poll interval,
-// doubling with each failure in a row up to 64 intervals.
-func (l *loop) retryLater(st GroupStatus) {
+// doubling with each failure in a row up to 64 intervals. A sync cut off by the end of ctx
+// (its limiter wait or commit) marks the group again, so the flush after a stop syncs it.
+func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
+	if ctx.Err() != nil {
+		l.remark([]string{st.Group})
+	}
 	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
 	if !failed {
 		delete(l.failures, st.Group)

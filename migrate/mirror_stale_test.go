@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 )
 
 // hookLimiter is a migrate.RateLimiter that runs hook inside each Wait: what a store does while
@@ -65,5 +66,32 @@ func TestMirrorRereadsKafkaBeforeCommit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMirrorFlushAfterCutWait: a group whose rate-limit wait was cut off by the stop is synced
+// by the flush, not skipped.
+func TestMirrorFlushAfterCutWait(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("g", "t", 0, 10)
+	entered := make(chan struct{})
+	f.m.Limiter = &hookLimiter{hook: func(ctx context.Context, call int) error {
+		if call == 1 {
+			close(entered)
+			<-ctx.Done() // the stop arrives while the group waits for its turn
+		}
+		return ctx.Err()
+	}}
+	stop := f.start(t)
+	select {
+	case <-entered:
+	case <-time.After(waitFor):
+		t.Fatal("the mirror never waited on the limiter")
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Run after the stop: %v", err)
+	}
+	if got, ok := kafkaOffsets(t, f.kafka, "g")["t/0"]; !ok || got != 10 {
+		t.Errorf("kafka t/0 after the stop %d (present %v), want the flushed 10", got, ok)
 	}
 }
