@@ -159,7 +159,11 @@ func (l *loop) housekeeping(ctx context.Context) {
 	var due []string
 	for _, g := range l.groups {
 		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
-		if _, waiting := l.retryAt[g]; !waiting && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
+		// Only an inactive zk-primary group is kept alive (toKafka): any other would never
+		// have keptAlive set and would be re-read from ZooKeeper on every tick.
+		_, waiting := l.retryAt[g]
+		keepsAlive := l.phase[g] == PhaseZKPrimary && !l.kafka[g].Active()
+		if !waiting && keepsAlive && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
 			due = append(due, g)
 		}
 	}

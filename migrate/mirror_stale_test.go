@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // hookLimiter is a migrate.RateLimiter that runs hook inside each Wait: what a store does while
@@ -93,5 +95,38 @@ func TestMirrorFlushAfterCutWait(t *testing.T) {
 	}
 	if got, ok := kafkaOffsets(t, f.kafka, "g")["t/0"]; !ok || got != 10 {
 		t.Errorf("kafka t/0 after the stop %d (present %v), want the flushed 10", got, ok)
+	}
+}
+
+// TestMirrorKeepaliveOnlyZKPrimary: groups in other phases are never due for a keep-alive, so
+// polling does not re-read them from ZooKeeper on every tick.
+func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
+	cases := []struct {
+		name  string
+		live  bool
+		phase migrate.Phase
+	}{
+		{name: "kafka-primary", phase: migrate.PhaseKafkaPrimary},
+		{name: "switching", live: true, phase: migrate.PhaseSwitching},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.m.PollInterval = 2 * time.Millisecond
+			f.legacy.SetOffset("g", "t", 0, 10)
+			if tc.live {
+				f.legacy.SetLive("g", "ids/c1")
+			}
+			f.kafka.SetCommitted("g", "t", 0, 12) // Kafka ahead
+			f.kafka.SetGroup("g", "Empty", 0)
+			f.start(t)
+			if s := f.obs.next(t, "g"); s.Phase != tc.phase {
+				t.Fatalf("phase %s, want %s", s.Phase, tc.phase)
+			}
+			time.Sleep(200 * time.Millisecond) // about 100 polls; the assertion is on the reads they caused
+			if n := f.legacy.ReadCalls(); n > 2 {
+				t.Errorf("%d ZooKeeper reads of an unchanged %s group, want the initial one", n, tc.phase)
+			}
+		})
 	}
 }
