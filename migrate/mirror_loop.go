@@ -222,17 +222,8 @@ func (l *loop) sync(ctx context.Context) {
 			l.remark(batch)
 			continue
 		}
-		legacy := make(map[string]LegacyGroup, len(batch))
-		var mu sync.Mutex
-		err := l.m.Legacy.ReadGroups(ctx, batch, func(g LegacyGroup) error {
-			mu.Lock()
-			defer mu.Unlock()
-			legacy[g.Group] = g
-			return nil
-		})
-		if err != nil {
-			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
-			l.remark(batch)
+		legacy, batch := l.readBatch(ctx, batch)
+		if len(batch) == 0 {
 			continue
 		}
 		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
@@ -254,6 +245,47 @@ func (l *loop) sync(ctx context.Context) {
 			l.m.Observer.GroupSynced(st)
 		}
 	}
+}
+
+// readBatch reads a batch of groups from ZooKeeper and returns them with the groups it could
+// read. A failed batch read is retried one group at a time, so one unreadable group does not
+// hold back the others; each group that still fails is reported and marked for the next poll.
+func (l *loop) readBatch(ctx context.Context, batch []string) (map[string]LegacyGroup, []string) {
+	legacy, err := l.readLegacy(ctx, batch)
+	if err == nil {
+		return legacy, batch
+	}
+	if len(batch) == 1 || ctx.Err() != nil {
+		l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
+		l.remark(batch)
+		return nil, nil
+	}
+	legacy = make(map[string]LegacyGroup, len(batch))
+	var read []string
+	for _, g := range batch {
+		one, err := l.readLegacy(ctx, []string{g})
+		if err != nil {
+			l.m.Observer.SyncFailed([]string{g}, fmt.Errorf("read legacy group %q: %w", g, err))
+			l.remark([]string{g})
+			continue
+		}
+		legacy[g] = one[g]
+		read = append(read, g)
+	}
+	return legacy, read
+}
+
+// readLegacy reads groups whole; an error means nothing of the read can be trusted.
+func (l *loop) readLegacy(ctx context.Context, groups []string) (map[string]LegacyGroup, error) {
+	legacy := make(map[string]LegacyGroup, len(groups))
+	var mu sync.Mutex // ReadGroups may emit from several goroutines
+	err := l.m.Legacy.ReadGroups(ctx, groups, func(g LegacyGroup) error {
+		mu.Lock()
+		defer mu.Unlock()
+		legacy[g.Group] = g
+		return nil
+	})
+	return legacy, err
 }
 
 // retryLater schedules another sync of a group whose writes failed: after one poll interval,

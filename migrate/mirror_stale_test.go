@@ -2,6 +2,8 @@ package migrate_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +130,30 @@ func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 				t.Errorf("%d ZooKeeper reads of an unchanged %s group, want the initial one", n, tc.phase)
 			}
 		})
+	}
+}
+
+// TestMirrorUnreadableGroupAlone: a group that cannot be read does not hold back the others of
+// its batch.
+func TestMirrorUnreadableGroupAlone(t *testing.T) {
+	f := newFixture()
+	for _, g := range []string{"a", "bad", "c"} {
+		f.legacy.SetOffset(g, "t", 0, 10)
+	}
+	f.legacy.FailRead("bad", errors.New("znode corrupt"))
+	f.start(t)
+	for _, g := range []string{"a", "c"} {
+		s := f.obs.next(t, g)
+		if w := writes(s, migrate.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
+			t.Errorf("group %s: mirror write %+v, want 10", g, w)
+		}
+	}
+	select {
+	case err := <-f.obs.failed:
+		if !strings.Contains(err.Error(), `"bad"`) {
+			t.Errorf("failure %v does not name the group \"bad\"", err)
+		}
+	case <-time.After(waitFor):
+		t.Error("the unreadable group was not reported")
 	}
 }
