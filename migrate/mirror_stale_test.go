@@ -157,3 +157,43 @@ func TestMirrorUnreadableGroupAlone(t *testing.T) {
 		t.Error("the unreadable group was not reported")
 	}
 }
+
+// TestMirrorReverseRechecksZooKeeper: --reverse re-reads the group just before writing, so a
+// legacy consumer that came back (rollback) and committed meanwhile is not overwritten with
+// Kafka's lower value.
+func TestMirrorReverseRechecksZooKeeper(t *testing.T) {
+	cases := []struct {
+		name   string
+		live   bool  // a legacy consumer registers during the wait
+		during int64 // ZooKeeper's value written during the wait
+		want   int64
+	}{
+		{name: "legacy consumer registered and committed above kafka", live: true, during: 900, want: 900},
+		{name: "zookeeper moved above kafka", during: 700, want: 700},
+		{name: "legacy consumer registered, zookeeper unchanged", live: true, during: 100, want: 100},
+		{name: "nothing changed: written", during: 100, want: 500},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.m.Reverse = true
+			f.legacy.SetOffset("g", "t", 0, 100)
+			f.kafka.SetCommitted("g", "t", 0, 500)
+			f.kafka.SetGroup("g", "Empty", 0)
+			f.m.Limiter = &hookLimiter{hook: func(ctx context.Context, call int) error {
+				if call == 1 {
+					if tc.live {
+						f.legacy.SetLive("g", "ids/c1")
+					}
+					f.legacy.SetOffset("g", "t", 0, tc.during)
+				}
+				return ctx.Err()
+			}}
+			f.start(t)
+			f.obs.next(t, "g")
+			if got, _ := f.legacy.Offset("g", "t", 0); got != tc.want {
+				t.Errorf("zookeeper t/0 after the sync %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -216,26 +216,6 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	}
 }
 
-// stillValid keeps the commits (and their writes, in step) that fk, Kafka as read just now,
-// still allows: a mirror write only strictly above the committed offset, a keep-alive only of
-// the very offset it keeps alive. Any other is dropped: writing it would move Kafka backwards.
-func stillValid(fk GroupState, commits []Commit, ws []MirrorWrite) ([]Commit, []MirrorWrite) {
-	var keptC []Commit
-	var keptW []MirrorWrite
-	for i, w := range ws {
-		cur, ok := fk.Committed[w.TopicPartition]
-		valid := !ok || w.To > cur
-		if w.Reason == ReasonKeepalive {
-			valid = ok && cur == w.To
-		}
-		if valid {
-			keptC = append(keptC, commits[i])
-			keptW = append(keptW, w)
-		}
-	}
-	return keptC, keptW
-}
-
 // refused turns a commit refused because the Kafka group is active into a phase change: Kafka
 // consumers are there, so the group is no longer ZooKeeper's alone.
 func (l *loop) refused(st *GroupStatus) {
@@ -272,6 +252,27 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 	if err := l.wait(ctx, len(offsets)); err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: rate limit: %w", st.Group, err))
 		return
+	}
+	// The batch read may be stale by now: a legacy consumer that registered and committed
+	// during a rollback must not get Kafka's lower value over its own. Read the group again
+	// and write only where it still has no live consumer and Kafka still leads.
+	fresh, err := l.readLegacy(ctx, []string{st.Group})
+	if err != nil {
+		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: read it again before writing: %w", st.Group, err))
+		return
+	}
+	planned := len(offsets)
+	st.Writes = stillBehind(l.view(fresh[st.Group], GroupState{}), len(fresh[st.Group].LiveConsumers) > 0, st.Writes)
+	if len(st.Writes) < planned {
+		// ZooKeeper changed since the batch read: decide the group's phase anew at the next poll.
+		l.remark([]string{st.Group})
+		if len(st.Writes) == 0 {
+			return
+		}
+		offsets = make(map[TopicPartition]int64, len(st.Writes))
+		for _, w := range st.Writes {
+			offsets[w.TopicPartition] = w.To
+		}
 	}
 	if err := l.m.LegacyWriter.WriteOffsets(ctx, st.Group, offsets); err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: %w", st.Group, err))
