@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -104,6 +105,11 @@ func (o *dualCommitOptions) validate() error {
 	}
 	if o.maxPerSecond < 0 {
 		return fmt.Errorf("--max-commits-per-second: %g must not be negative", o.maxPerSecond)
+	}
+	// Below a thousandth the limiter's booking of one group's partitions (n / rate seconds)
+	// no longer fits a time.Duration for large groups; NaN and +Inf would disable the limit.
+	if math.IsNaN(o.maxPerSecond) || math.IsInf(o.maxPerSecond, 0) || (o.maxPerSecond > 0 && o.maxPerSecond < 0.001) {
+		return fmt.Errorf("--max-commits-per-second: %g is out of range, expected 0 (no limit) or from 0.001 up", o.maxPerSecond)
 	}
 	if o.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {

@@ -87,6 +87,28 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
+// TestLimiterGivesBackCancelled: a booking whose wait was cancelled does not delay the requests
+// after it, and a rate so low that a booking overflows a Duration still delays, never wraps.
+func TestLimiterGivesBackCancelled(t *testing.T) {
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := migrate.NewLimiter(1, c.Now)
+	l.Reserve(10) // the next request waits 10s
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Wait(ctx, 5); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with a cancelled context: %v, want context.Canceled", err)
+	}
+	if got := l.Reserve(1); got != 10*time.Second {
+		t.Errorf("wait after a cancelled booking of 5s %s, want 10s", got)
+	}
+
+	tiny := migrate.NewLimiter(1e-12, c.Now)
+	tiny.Reserve(1)
+	if got := tiny.Reserve(1); got <= 0 {
+		t.Errorf("wait behind a booking of 1e12 s %s, want a positive delay", got)
+	}
+}
+
 // TestMirrorRetriesFailedWrites: a partition whose commit failed is tried again, not at once in
 // a loop but after a poll interval that doubles with each failure in a row.
 func TestMirrorRetriesFailedWrites(t *testing.T) {
