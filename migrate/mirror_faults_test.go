@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,6 +107,61 @@ func TestLimiterGivesBackCancelled(t *testing.T) {
 	tiny.Reserve(1)
 	if got := tiny.Reserve(1); got <= 0 {
 		t.Errorf("wait behind a booking of 1e12 s %s, want a positive delay", got)
+	}
+}
+
+// slowPoll is a migrate.KafkaState whose Groups calls, once blocked is closed, wait for release
+// whatever their context says, as sarama's calls do.
+type slowPoll struct {
+	migrate.KafkaState
+	blocked <-chan struct{}
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	select {
+	case <-s.blocked:
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-s.release
+	default:
+	}
+	return s.KafkaState.Groups(ctx, groups)
+}
+
+// TestMirrorRunWaitsForPoll: Run returns only after the running poll of the Kafka group states
+// returned, so the caller can close the stores.
+func TestMirrorRunWaitsForPoll(t *testing.T) {
+	f := newFixture()
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g", "t", 0, 10)
+	blocked := make(chan struct{})
+	slow := &slowPoll{KafkaState: f.kafka, blocked: blocked, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	f.m.Kafka = slow
+	var once sync.Once
+	release := func() { once.Do(func() { close(slow.release) }) }
+	stop := f.start(t)
+	t.Cleanup(release) // runs before the fixture's stop: a failing test does not hang
+	f.obs.next(t, "g")
+	close(blocked)
+	select {
+	case <-slow.entered:
+	case <-time.After(waitFor):
+		t.Fatal("no poll of the Kafka group states started")
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("Run returned (%v) while a poll was still running", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-stopped; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
 

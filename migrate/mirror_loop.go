@@ -26,6 +26,7 @@ type loop struct {
 	lastResync time.Time
 	polling    bool // a poll of the Kafka group states is running
 	polled     chan pollResult
+	polls      sync.WaitGroup // the running poll's goroutine: Run returns only after it
 	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
@@ -94,6 +95,8 @@ func (l *loop) stopWatch() {
 }
 
 func (l *loop) run(ctx context.Context) error {
+	// A poll still reading Kafka must not outlive Run: the caller closes the stores next.
+	defer l.polls.Wait()
 	l.remark(l.groups)
 	l.sync(ctx)
 	l.lastResync = l.m.Now()
@@ -178,7 +181,9 @@ func (l *loop) housekeeping(ctx context.Context) {
 		l.polling = true
 		groups := l.groups
 		// In a goroutine of its own: a poll of many groups must not delay a watched change.
+		l.polls.Add(1)
 		go func() {
+			defer l.polls.Done()
 			states, err := l.m.Kafka.Groups(ctx, groups)
 			l.polled <- pollResult{groups: groups, states: states, err: err}
 		}()
