@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -254,7 +255,8 @@ func (l *loop) sync(ctx context.Context) {
 
 // readBatch reads a batch of groups from ZooKeeper and returns them with the groups it could
 // read. A failed batch read is retried one group at a time, so one unreadable group does not
-// hold back the others; each group that still fails is reported and marked for the next poll.
+// hold back the others; the groups that still fail are marked for the next poll and reported
+// together, once, so a ZooKeeper outage does not log one failure per group.
 func (l *loop) readBatch(ctx context.Context, batch []string) (map[string]LegacyGroup, []string) {
 	legacy, err := l.readLegacy(ctx, batch)
 	if err == nil {
@@ -266,16 +268,24 @@ func (l *loop) readBatch(ctx context.Context, batch []string) (map[string]Legacy
 		return nil, nil
 	}
 	legacy = make(map[string]LegacyGroup, len(batch))
-	var read []string
+	var read, failed []string
+	var first error
 	for _, g := range batch {
 		one, err := l.readLegacy(ctx, []string{g})
 		if err != nil {
-			l.m.Observer.SyncFailed([]string{g}, fmt.Errorf("read legacy group %q: %w", g, err))
-			l.remark([]string{g})
+			failed = append(failed, g)
+			first = cmp.Or(first, fmt.Errorf("read legacy group %q: %w", g, err))
 			continue
 		}
 		legacy[g] = one[g]
 		read = append(read, g)
+	}
+	if len(failed) > 0 {
+		if len(failed) > 1 {
+			first = fmt.Errorf("%w (and %d more groups of the batch)", first, len(failed)-1)
+		}
+		l.m.Observer.SyncFailed(failed, first)
+		l.remark(failed)
 	}
 	return legacy, read
 }
