@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -80,7 +81,7 @@ written: the log shows what would be mirrored.`,
 	f.DurationVar(&o.keepaliveInterval, "keepalive-interval", 0, "re-commit unchanged offsets this often (0: half the broker's offsets.retention.minutes)")
 	f.DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often the Kafka groups are polled for phase changes and --reverse")
 	f.DurationVar(&o.statusInterval, "status-interval", 10*time.Second, "one status line this often, on a terminal only")
-	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit)")
+	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. :9464")
 	return c
 }
@@ -104,6 +105,11 @@ func (o *dualCommitOptions) validate() error {
 	}
 	if o.maxPerSecond < 0 {
 		return fmt.Errorf("--max-commits-per-second: %g must not be negative", o.maxPerSecond)
+	}
+	// Below a thousandth the limiter's booking of one group's partitions (n / rate seconds)
+	// no longer fits a time.Duration for large groups; NaN and +Inf would disable the limit.
+	if math.IsNaN(o.maxPerSecond) || math.IsInf(o.maxPerSecond, 0) || (o.maxPerSecond > 0 && o.maxPerSecond < 0.001) {
+		return fmt.Errorf("--max-commits-per-second: %g is out of range, expected 0 (no limit) or from 0.001 up", o.maxPerSecond)
 	}
 	if o.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {

@@ -40,6 +40,9 @@ func TestDualCommitValidate(t *testing.T) {
 		{[]string{"--keepalive-interval", "-1s"}, "--keepalive-interval"},
 		{[]string{"--keepalive-interval", "10ms"}, "--keepalive-interval"},
 		{[]string{"--max-commits-per-second", "-5"}, "--max-commits-per-second"},
+		{[]string{"--max-commits-per-second", "1e-12"}, "--max-commits-per-second: 1e-12 is out of range"},
+		{[]string{"--max-commits-per-second", "NaN"}, "--max-commits-per-second: NaN is out of range"},
+		{[]string{"--max-commits-per-second", "+Inf"}, "--max-commits-per-second: +Inf is out of range"},
 		{[]string{"--metrics-addr", "9464"}, "--metrics-addr"},
 		{[]string{"--group-regex", "("}, "--group-regex"},
 	}

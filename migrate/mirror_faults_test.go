@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,6 +85,83 @@ func TestLimiter(t *testing.T) {
 		if got := l.Reserve(s.n); got != s.want {
 			t.Errorf("step %d: wait %s, want %s", i, got, s.want)
 		}
+	}
+}
+
+// TestLimiterGivesBackCancelled: a booking whose wait was cancelled does not delay the requests
+// after it, and a rate so low that a booking overflows a Duration still delays, never wraps.
+func TestLimiterGivesBackCancelled(t *testing.T) {
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := migrate.NewLimiter(1, c.Now)
+	l.Reserve(10) // the next request waits 10s
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Wait(ctx, 5); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with a cancelled context: %v, want context.Canceled", err)
+	}
+	if got := l.Reserve(1); got != 10*time.Second {
+		t.Errorf("wait after a cancelled booking of 5s %s, want 10s", got)
+	}
+
+	tiny := migrate.NewLimiter(1e-12, c.Now)
+	tiny.Reserve(1)
+	if got := tiny.Reserve(1); got <= 0 {
+		t.Errorf("wait behind a booking of 1e12 s %s, want a positive delay", got)
+	}
+}
+
+// slowPoll is a migrate.KafkaState whose Groups calls, once blocked is closed, wait for release
+// whatever their context says, as sarama's calls do.
+type slowPoll struct {
+	migrate.KafkaState
+	blocked <-chan struct{}
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	select {
+	case <-s.blocked:
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-s.release
+	default:
+	}
+	return s.KafkaState.Groups(ctx, groups)
+}
+
+// TestMirrorRunWaitsForPoll: Run returns only after the running poll of the Kafka group states
+// returned, so the caller can close the stores.
+func TestMirrorRunWaitsForPoll(t *testing.T) {
+	f := newFixture()
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g", "t", 0, 10)
+	blocked := make(chan struct{})
+	slow := &slowPoll{KafkaState: f.kafka, blocked: blocked, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	f.m.Kafka = slow
+	var once sync.Once
+	release := func() { once.Do(func() { close(slow.release) }) }
+	stop := f.start(t)
+	t.Cleanup(release) // runs before the fixture's stop: a failing test does not hang
+	f.obs.next(t, "g")
+	close(blocked)
+	select {
+	case <-slow.entered:
+	case <-time.After(waitFor):
+		t.Fatal("no poll of the Kafka group states started")
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("Run returned (%v) while a poll was still running", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-stopped; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
 

@@ -26,6 +26,7 @@ type loop struct {
 	lastResync time.Time
 	polling    bool // a poll of the Kafka group states is running
 	polled     chan pollResult
+	polls      sync.WaitGroup // the running poll's goroutine: Run returns only after it
 	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
@@ -94,6 +95,8 @@ func (l *loop) stopWatch() {
 }
 
 func (l *loop) run(ctx context.Context) error {
+	// A poll still reading Kafka must not outlive Run: the caller closes the stores next.
+	defer l.polls.Wait()
 	l.remark(l.groups)
 	l.sync(ctx)
 	l.lastResync = l.m.Now()
@@ -159,7 +162,11 @@ func (l *loop) housekeeping(ctx context.Context) {
 	var due []string
 	for _, g := range l.groups {
 		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
-		if _, waiting := l.retryAt[g]; !waiting && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
+		// Only an inactive zk-primary group is kept alive (toKafka): any other would never
+		// have keptAlive set and would be re-read from ZooKeeper on every tick.
+		_, waiting := l.retryAt[g]
+		keepsAlive := l.phase[g] == PhaseZKPrimary && !l.kafka[g].Active()
+		if !waiting && keepsAlive && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
 			due = append(due, g)
 		}
 	}
@@ -174,7 +181,9 @@ func (l *loop) housekeeping(ctx context.Context) {
 		l.polling = true
 		groups := l.groups
 		// In a goroutine of its own: a poll of many groups must not delay a watched change.
+		l.polls.Add(1)
 		go func() {
+			defer l.polls.Done()
 			states, err := l.m.Kafka.Groups(ctx, groups)
 			l.polled <- pollResult{groups: groups, states: states, err: err}
 		}()
@@ -218,21 +227,13 @@ func (l *loop) sync(ctx context.Context) {
 			l.remark(batch)
 			continue
 		}
-		legacy := make(map[string]LegacyGroup, len(batch))
-		var mu sync.Mutex
-		err := l.m.Legacy.ReadGroups(ctx, batch, func(g LegacyGroup) error {
-			mu.Lock()
-			defer mu.Unlock()
-			legacy[g.Group] = g
-			return nil
-		})
-		if err != nil {
-			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
-			l.remark(batch)
+		legacy, batch := l.readBatch(ctx, batch)
+		if len(batch) == 0 {
 			continue
 		}
-		// Read Kafka after ZooKeeper, just before committing: the freshest view of what a commit
-		// could move backwards.
+		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
+		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
+		// by then.
 		states, err := l.m.Kafka.Groups(ctx, batch)
 		if err != nil {
 			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
@@ -245,15 +246,19 @@ func (l *loop) sync(ctx context.Context) {
 				lg = LegacyGroup{Group: g}
 			}
 			st := l.syncGroup(ctx, lg, states[g])
-			l.retryLater(st)
+			l.retryLater(ctx, st)
 			l.m.Observer.GroupSynced(st)
 		}
 	}
 }
 
 // retryLater schedules another sync of a group whose writes failed: after one poll interval,
-// doubling with each failure in a row up to 64 intervals.
-func (l *loop) retryLater(st GroupStatus) {
+// doubling with each failure in a row up to 64 intervals. A sync cut off by the end of ctx
+// (its limiter wait or commit) marks the group again, so the flush after a stop syncs it.
+func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
+	if ctx.Err() != nil {
+		l.remark([]string{st.Group})
+	}
 	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
 	if !failed {
 		delete(l.failures, st.Group)

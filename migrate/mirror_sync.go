@@ -109,9 +109,11 @@ func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
 }
 
 // toKafka commits every partition where ZooKeeper leads, and, when the keep-alive is due, every
-// other committed partition at its unchanged offset. Kafka was read just before: a commit never
-// moves it backwards (except against a consumer committing in the same instant, which the
-// broker's refusal of admin commits into an active group guards against).
+// other committed partition at its unchanged offset. The batch's read of Kafka may be stale by
+// the time the limiter lets this group through (a simple consumer commits into an Empty group
+// without joining), so Kafka is read again after the wait and only what still holds is
+// committed: a commit never moves Kafka backwards, except against a consumer committing in the
+// instant between that read and the commit.
 func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	now := l.m.Now()
 	keepalive := st.Phase == PhaseZKPrimary && now.Sub(l.keptAlive[st.Group]) >= l.m.KeepaliveInterval
@@ -153,6 +155,29 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	if err := l.wait(ctx, len(commits)); err != nil {
 		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
 		return
+	}
+	fresh, err := l.m.Kafka.Groups(ctx, []string{st.Group})
+	if err != nil {
+		failAll(st.Writes, fmt.Errorf("commit group %q: read kafka again before the commit: %w", st.Group, err))
+		return
+	}
+	fk := fresh[st.Group]
+	if fk.Active() {
+		// A consumer joined meanwhile: the broker would refuse the commit anyway.
+		for i := range st.Writes {
+			st.Writes[i].Refused = true
+		}
+		l.refused(st)
+		return
+	}
+	planned := len(commits)
+	if commits, st.Writes = stillValid(fk, commits, st.Writes); len(commits) < planned {
+		// Kafka changed since the batch read: sync the group again at the next poll, from a
+		// fresh read of both stores, to decide its phase anew.
+		l.remark([]string{st.Group})
+		if len(commits) == 0 {
+			return
+		}
 	}
 	res, err := l.m.Committer.Commit(ctx, st.Group, commits)
 	if errors.Is(err, ErrGroupActive) {
@@ -227,6 +252,27 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 	if err := l.wait(ctx, len(offsets)); err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: rate limit: %w", st.Group, err))
 		return
+	}
+	// The batch read may be stale by now: a legacy consumer that registered and committed
+	// during a rollback must not get Kafka's lower value over its own. Read the group again
+	// and write only where it still has no live consumer and Kafka still leads.
+	fresh, err := l.readLegacy(ctx, []string{st.Group})
+	if err != nil {
+		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: read it again before writing: %w", st.Group, err))
+		return
+	}
+	planned := len(offsets)
+	st.Writes = stillBehind(l.view(fresh[st.Group], GroupState{}), len(fresh[st.Group].LiveConsumers) > 0, st.Writes)
+	if len(st.Writes) < planned {
+		// ZooKeeper changed since the batch read: decide the group's phase anew at the next poll.
+		l.remark([]string{st.Group})
+		if len(st.Writes) == 0 {
+			return
+		}
+		offsets = make(map[TopicPartition]int64, len(st.Writes))
+		for _, w := range st.Writes {
+			offsets[w.TopicPartition] = w.To
+		}
 	}
 	if err := l.m.LegacyWriter.WriteOffsets(ctx, st.Group, offsets); err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: %w", st.Group, err))

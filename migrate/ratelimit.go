@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -26,6 +27,13 @@ func NewLimiter(perSecond float64, now func() time.Time) *Limiter {
 
 // Reserve books n partitions and returns how long the caller must wait before writing them.
 func (l *Limiter) Reserve(n int) time.Duration {
+	wait, _ := l.reserve(n)
+	return wait
+}
+
+// reserve books n partitions; cost is how far the booking moved the next start, for giving it
+// back.
+func (l *Limiter) reserve(n int) (wait, cost time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -33,22 +41,34 @@ func (l *Limiter) Reserve(n int) time.Duration {
 	if start.Before(now) {
 		start = now
 	}
-	l.next = start.Add(time.Duration(float64(n) / l.perSecond * float64(time.Second)))
-	return start.Sub(now)
+	// Clamped: a float beyond the int64 range converts to an undefined Duration (negative on
+	// amd64), which would let every later request through at once.
+	cost = time.Duration(math.MaxInt64)
+	if ns := float64(n) / l.perSecond * float64(time.Second); ns < float64(math.MaxInt64) {
+		cost = time.Duration(ns)
+	}
+	l.next = start.Add(cost)
+	return start.Sub(now), cost
 }
 
-// Wait blocks until n partitions may be written, or ctx ends.
+// Wait blocks until n partitions may be written, or ctx ends. A booking whose wait ctx cut off
+// is given back: those partitions are not written, and must not delay the requests after it.
 func (l *Limiter) Wait(ctx context.Context, n int) error {
-	d := l.Reserve(n)
-	if d <= 0 {
-		return ctx.Err()
+	d, cost := l.reserve(n)
+	err := ctx.Err()
+	if d > 0 && err == nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-t.C:
+		}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+	if err != nil {
+		l.mu.Lock()
+		l.next = l.next.Add(-cost)
+		l.mu.Unlock()
 	}
+	return err
 }
