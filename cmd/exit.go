@@ -28,9 +28,6 @@ func unsafe(format string, args ...any) error {
 	return &exitError{code: ExitUnsafe, err: fmt.Errorf(format, args...)}
 }
 
-// errNotImplemented marks subcommands whose issue has not landed yet.
-var errNotImplemented = errors.New("not implemented yet")
-
 // exitCode maps an error returned by a command to the process exit code, in one place.
 func exitCode(err error) int {
 	if err == nil {

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 )
 
@@ -23,11 +21,4 @@ func newMigrateCmd(d *deps, g *globalOptions) *cobra.Command {
 	}
 	c.AddCommand(newPlanCmd(d, g), newCopyCmd(d, g), newDualCommitCmd(d, g), newVerifyCmd(d, g))
 	return c
-}
-
-// notYet is the RunE of a subcommand whose issue has not landed: it says so and exits 1.
-func notYet(name string) func(*cobra.Command, []string) error {
-	return func(*cobra.Command, []string) error {
-		return fmt.Errorf("migrate %s: %w", name, errNotImplemented)
-	}
 }
