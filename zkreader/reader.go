@@ -31,37 +31,43 @@ type Reader struct {
 
 var _ migrate.LegacyStore = (*Reader)(nil)
 
-// Open dials cfg.Connections connections and waits until each has a session (bounded by ctx
-// and cfg.SessionTimeout) and, with cfg.Auth, has sent its digest credentials. An unreachable
-// ZooKeeper is one error naming the servers.
-func Open(ctx context.Context, cfg Config) (*Reader, error) {
+// prepare checks cfg and returns it with its defaults, a Reader without connections yet, and the
+// digest credentials every connection sends: the shared first step of Open and OpenWatcher.
+func prepare(cfg Config) (Config, *Reader, string, []byte, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, err
+		return cfg, nil, "", nil, err
 	}
 	hosts, chroot, err := ParseServers(cfg.Servers)
 	if err != nil {
-		return nil, err
+		return cfg, nil, "", nil, err
 	}
 	scheme, auth, err := parseAuth(cfg.Auth)
 	if err != nil {
-		return nil, err
+		return cfg, nil, "", nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Reader{
-		hosts:          hosts,
-		chroot:         chroot,
-		groupsInFlight: cfg.GroupsInFlight,
-		log:            log,
-		sem:            make(chan struct{}, cfg.InFlight),
+	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log,
+		sem: make(chan struct{}, cfg.InFlight)}
+	return cfg, r, scheme, auth, nil
+}
+
+// Open dials cfg.Connections connections and waits until each has a session (bounded by ctx
+// and cfg.SessionTimeout) and, with cfg.Auth, has sent its digest credentials. An unreachable
+// ZooKeeper is one error naming the servers.
+func Open(ctx context.Context, cfg Config) (*Reader, error) {
+	cfg, r, scheme, auth, err := prepare(cfg)
+	if err != nil {
+		return nil, err
 	}
+	log := r.log
 	sessions := make([]*session, cfg.Connections)
 	for i := range sessions {
 		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout}
-		c, _, err := zk.Connect(hosts, cfg.SessionTimeout,
+		c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 			zk.WithEventCallback(s.event),
 			zk.WithDialer(s.dial),
 			zk.WithLogger(s),
@@ -78,7 +84,7 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 		r.Close()
 		return nil, err
 	}
-	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", chroot, "connections", len(r.conns))
+	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", r.chroot, "connections", len(r.conns))
 	return r, nil
 }
 

@@ -3,7 +3,6 @@ package zkreader
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net"
 	"slices"
@@ -44,29 +43,18 @@ func OpenWatcher(ctx context.Context, cfg Config) (*Watcher, error) {
 type dialFunc func(network, addr string, timeout time.Duration) (net.Conn, error)
 
 func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, r, scheme, auth, err := prepare(cfg)
 	if err != nil {
 		return nil, err
 	}
-	hosts, chroot, err := ParseServers(cfg.Servers)
-	if err != nil {
-		return nil, err
-	}
-	scheme, auth, err := parseAuth(cfg.Auth)
-	if err != nil {
-		return nil, err
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	w := &Watcher{signal: make(chan struct{}, 1)}
-	w.r = &Reader{hosts: hosts, chroot: chroot, groupsInFlight: 1, log: log, sem: make(chan struct{}, cfg.InFlight)}
+	r.groupsInFlight = 1
+	log := r.log
+	w := &Watcher{signal: make(chan struct{}, 1), r: r}
 	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout}
 	if dial == nil {
 		dial = s.dial
 	}
-	c, _, err := zk.Connect(hosts, cfg.SessionTimeout,
+	c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev) }),
 		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
 	if err != nil {
