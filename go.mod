@@ -13,6 +13,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	github.com/spf13/viper v1.21.0
 	github.com/xdg-go/scram v1.4.0
+	golang.org/x/sync v0.23.0
 	golang.org/x/term v0.46.0
 )
 

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/IBM/sarama"
 	"github.com/cenkalti/backoff/v5"
@@ -223,32 +224,21 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 // forEach calls fn for every item, at most n at a time. It stops starting new calls after the
 // first error or when ctx ends, and returns that first error.
 func forEach[T any](ctx context.Context, n int, items []T, fn func(context.Context, T) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	sem := make(chan struct{}, max(n, 1))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(n, 1))
 	for _, it := range items {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if gctx.Err() != nil {
 			break
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := fn(ctx, it); err != nil {
-				once.Do(func() { first = err; cancel() })
+		g.Go(func() error {
+			if gctx.Err() != nil { // the first error came while this call waited for a slot
+				return nil
 			}
+			return fn(gctx, it)
 		})
 	}
-	wg.Wait()
-	if first != nil {
-		return first
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/go-zookeeper/zk"
 
@@ -27,35 +28,23 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 			return nil, fmt.Errorf("recheck group %q: not a valid group name: %w", req.Group, err)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	sem := make(chan struct{}, r.groupsInFlight)
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(r.groupsInFlight)
 	for i, req := range reqs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if gctx.Err() != nil {
 			break
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			g, err := r.recheckGroup(ctx, req)
-			if err != nil {
-				once.Do(func() { first = err; cancel() })
-				return
+		eg.Go(func() error {
+			if gctx.Err() != nil { // the first error came while this read waited for a slot
+				return nil
 			}
+			g, err := r.recheckGroup(gctx, req)
 			out[i] = g
+			return err
 		})
 	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	if err := eg.Wait(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
