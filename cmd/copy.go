@@ -119,16 +119,11 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 		}
 		o.policy = p.Policy
 	}
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
-	defer closeLegacy()
-	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
-	if err != nil {
-		return err
-	}
-	defer closeKafka()
+	defer closeStores()
 
 	plan, err := freshPlan(ctx, legacy, kafka, o)
 	if err != nil {

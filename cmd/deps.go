@@ -119,3 +119,18 @@ func (s topicSource) Committed(ctx context.Context, groups []string) (map[string
 	}
 	return out, nil
 }
+
+// openStores opens ZooKeeper, then Kafka; closeAll closes whatever was opened. On an error
+// nothing is left open.
+func openStores(ctx context.Context, d *deps, g *globalOptions) (legacy migrate.LegacyStore, kafka kafkaStore, closeAll func(), err error) {
+	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+	if err != nil {
+		closeLegacy()
+		return nil, nil, nil, err
+	}
+	return legacy, kafka, func() { closeKafka(); closeLegacy() }, nil
+}

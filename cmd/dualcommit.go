@@ -128,16 +128,11 @@ type watcherOpener interface {
 }
 
 func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommitOptions) error {
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
-	defer closeLegacy()
-	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
-	if err != nil {
-		return err
-	}
-	defer closeKafka()
+	defer closeStores()
 	m := &migrate.Mirror{
 		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter,
 		Execute: o.execute, Reverse: o.reverse,

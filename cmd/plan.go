@@ -94,16 +94,11 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 
 // readPlan opens both stores, reads one consistent view of the selection and computes the plan.
 func readPlan(ctx context.Context, d *deps, g *globalOptions, f migrate.Filter, p migrate.Policy) (migrate.Plan, error) {
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return migrate.Plan{}, err
 	}
-	defer closeLegacy()
-	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
-	if err != nil {
-		return migrate.Plan{}, err
-	}
-	defer closeKafka()
+	defer closeStores()
 	start := time.Now()
 	in, err := migrate.ReadInputs(ctx, legacy, kafka, f)
 	if err != nil {
