@@ -15,6 +15,7 @@ import (
 // and verify must never need it.
 type legacyWriter interface {
 	WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error
+	migrate.LegacyOffsetWriter // dual-commit --reverse: forward only, a compare-and-set per znode
 	MarkMigrated(ctx context.Context, group string, data []byte) error
 	Marker(ctx context.Context, group string) ([]byte, bool, error)
 }

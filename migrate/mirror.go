@@ -37,7 +37,11 @@ type LegacyWatcher interface {
 
 // LegacyOffsetWriter writes offsets into the legacy store (the reverse mirror, --reverse).
 type LegacyOffsetWriter interface {
-	WriteOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) error
+	// AdvanceOffsets moves each given offset znode of group forward to its offset, atomically
+	// per znode (a compare-and-set): only where the znode is missing or holds a valid smaller
+	// offset at the moment of the write, so a legacy commit that lands after the mirror's last
+	// read is never overwritten. It returns the partitions it left alone, with why.
+	AdvanceOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) (map[TopicPartition]string, error)
 }
 
 // RateLimiter bounds how many partitions are committed per second.

@@ -199,3 +199,40 @@ func TestMirrorReverseRechecksZooKeeper(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorReverseWriteIsConditional: a legacy commit that lands after the re-read just before
+// the write (the last moment the mirror can look) still wins: the write is a compare-and-set
+// per znode, so ZooKeeper keeps the consumer's value and the mirror reports no write.
+func TestMirrorReverseWriteIsConditional(t *testing.T) {
+	cases := []struct {
+		name      string
+		during    int64 // ZooKeeper's value written between the re-read and the write; 0: none
+		want      int64
+		wantWrote int
+	}{
+		{name: "a legacy commit above kafka lands just before the write", during: 900, want: 900},
+		{name: "a legacy commit equal to kafka lands just before the write", during: 500, want: 500},
+		{name: "a legacy commit still below kafka: kafka's value written", during: 300, want: 500, wantWrote: 1},
+		{name: "nothing lands: written", want: 500, wantWrote: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.m.Reverse = true
+			f.legacy.SetOffset("g", "t", 0, 100)
+			f.kafka.SetCommitted("g", "t", 0, 500)
+			f.kafka.SetGroup("g", "Empty", 0)
+			if tc.during > 0 {
+				f.legacy.OnAdvance(func(string) { f.legacy.SetOffset("g", "t", 0, tc.during) })
+			}
+			f.start(t)
+			st := f.obs.next(t, "g")
+			if got, _ := f.legacy.Offset("g", "t", 0); got != tc.want {
+				t.Errorf("zookeeper t/0 after the sync %d, want %d", got, tc.want)
+			}
+			if got := st.Written(); got != tc.wantWrote {
+				t.Errorf("sync reported %d write(s) (%+v), want %d", got, st.Writes, tc.wantWrote)
+			}
+		})
+	}
+}

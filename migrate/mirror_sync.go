@@ -274,8 +274,16 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 			offsets[w.TopicPartition] = w.To
 		}
 	}
-	if err := l.m.LegacyWriter.WriteOffsets(ctx, st.Group, offsets); err != nil {
+	left, err := l.m.LegacyWriter.AdvanceOffsets(ctx, st.Group, offsets)
+	if err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: %w", st.Group, err))
+		return
+	}
+	if len(left) > 0 {
+		// ZooKeeper moved at or above Kafka after the fresh read (a legacy commit won the
+		// race): those writes did not happen, and the group's phase is decided anew.
+		st.Writes = slices.DeleteFunc(st.Writes, func(w MirrorWrite) bool { _, ok := left[w.TopicPartition]; return ok })
+		l.remark([]string{st.Group})
 	}
 }
 

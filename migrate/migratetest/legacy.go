@@ -23,6 +23,8 @@ type LegacyStore struct {
 	readErr  map[string]error
 	reads    int
 	rechecks int
+	// beforeAdvance runs at the start of each AdvanceOffsets call (see OnAdvance).
+	beforeAdvance func(group string)
 }
 
 var _ migrate.LegacyStore = (*LegacyStore)(nil)
@@ -48,6 +50,11 @@ func (s *LegacyStore) SetGroup(g migrate.LegacyGroup) {
 func (s *LegacyStore) SetOffset(group, topic string, partition int32, offset int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.setOffset(group, topic, partition, offset)
+}
+
+// setOffset is SetOffset with s.mu held.
+func (s *LegacyStore) setOffset(group, topic string, partition int32, offset int64) {
 	g := s.groups[group]
 	g.Group = group
 	o := migrate.LegacyOffset{Topic: topic, Partition: partition, Offset: offset,
@@ -196,7 +203,46 @@ func (s *LegacyStore) Offset(group, topic string, partition int32) (int64, bool)
 	return 0, false
 }
 
-// WriteOffsets writes offsets as the real writer does (a migrate.LegacyOffsetWriter).
+// OnAdvance sets a hook run at the start of each AdvanceOffsets call, before its
+// compare-and-set: a test's legacy consumer committing after the mirror's last read.
+func (s *LegacyStore) OnAdvance(hook func(group string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beforeAdvance = hook
+}
+
+// AdvanceOffsets moves offsets forward as the real writer does (a migrate.LegacyOffsetWriter):
+// per znode, only where it is missing or holds a valid smaller offset, decided under the lock
+// that also guards every other write, so the compare and the set are one step.
+func (s *LegacyStore) AdvanceOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) (map[migrate.TopicPartition]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	hook := s.beforeAdvance
+	s.mu.Unlock()
+	if hook != nil {
+		hook(group)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := map[migrate.TopicPartition]string{}
+	for tp, off := range offsets {
+		g := s.groups[group]
+		i := slices.IndexFunc(g.Offsets, func(o migrate.LegacyOffset) bool { return o.Topic == tp.Topic && o.Partition == tp.Partition })
+		switch {
+		case i >= 0 && g.Offsets[i].Invalid != "":
+			left[tp] = g.Offsets[i].Invalid
+		case i >= 0 && g.Offsets[i].Offset >= off:
+			left[tp] = fmt.Sprintf("zookeeper already at %d", g.Offsets[i].Offset)
+		default:
+			s.setOffset(group, tp.Topic, tp.Partition, off)
+		}
+	}
+	return left, nil
+}
+
+// WriteOffsets writes offsets as the real writer does (restore --to zk).
 func (s *LegacyStore) WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error {
 	if err := ctx.Err(); err != nil {
 		return err

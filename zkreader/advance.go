@@ -1,0 +1,107 @@
+package zkreader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// advanceAttempts bounds how often one znode is read and compared again after a concurrent
+// change beat our conditional write. Each retry means another writer's set succeeded just now;
+// a legacy consumer only moves forward, so the comparison usually ends it at the next read. The
+// bound only guarantees an end (an error naming the znode) against a writer that never stops.
+const advanceAttempts = 64
+
+// AdvanceOffsets moves offset znodes of group forward, each atomically: the znode is read, and
+// set only when it holds a valid offset below the new one, with a set conditional on the version
+// just read, so a legacy consumer's commit that lands between the read and the set is never
+// overwritten (the set fails with a bad version, and the znode is read and compared again). A
+// missing znode is created (a partition only Kafka has). The partitions left alone are returned
+// with why: ZooKeeper already at or above, or data that is not an offset. It is the rollback
+// write of `dual-commit --reverse` (migrate.LegacyOffsetWriter); an error names the first znode
+// that failed, and other znodes of the same call may or may not have been written.
+func (r *Reader) AdvanceOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) (map[migrate.TopicPartition]string, error) {
+	if err := ValidateName(group); err != nil {
+		return nil, fmt.Errorf("advance offsets of group %q: %w", group, err)
+	}
+	dir := r.path("/consumers/" + group + "/offsets")
+	topics := map[string]bool{}
+	var tps []migrate.TopicPartition
+	for tp, off := range offsets {
+		if err := ValidateName(tp.Topic); err != nil {
+			return nil, fmt.Errorf("advance offsets of group %q: topic: %w", group, err)
+		}
+		if tp.Partition < 0 || off < 0 {
+			return nil, fmt.Errorf("advance offset of group %q %s to %d: partition and offset must not be negative", group, tp, off)
+		}
+		topics[tp.Topic] = true
+		tps = append(tps, tp)
+	}
+	var dirs []string
+	for t := range topics {
+		dirs = append(dirs, dir+"/"+t)
+	}
+	if err := r.fanOut(ctx, len(dirs), func(c *zk.Conn, i int) error {
+		return ensurePath(c, dirs[i])
+	}); err != nil {
+		return nil, fmt.Errorf("advance offsets of group %q: %w", group, err)
+	}
+	why := make([]string, len(tps)) // one slot per partition: fanOut calls run concurrently
+	err := r.fanOut(ctx, len(tps), func(c *zk.Conn, i int) error {
+		tp := tps[i]
+		p := fmt.Sprintf("%s/%s/%d", dir, tp.Topic, tp.Partition)
+		reason, err := advance(c, p, offsets[tp])
+		if err != nil {
+			return fmt.Errorf("advance offset of group %q %s to %d: %w", group, tp, offsets[tp], err)
+		}
+		why[i] = reason
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	left := map[migrate.TopicPartition]string{}
+	for i, w := range why {
+		if w != "" {
+			left[tps[i]] = w
+		}
+	}
+	return left, nil
+}
+
+// advance sets znode p to offset to if it is missing or holds a valid smaller offset, and
+// returns "" when it wrote, or why it did not.
+func advance(c *zk.Conn, p string, to int64) (string, error) {
+	data := []byte(strconv.FormatInt(to, 10))
+	for range advanceAttempts {
+		cur, stat, err := c.Get(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			_, err = c.Create(p, data, zk.FlagPersistent, zk.WorldACL(zk.PermAll))
+			if errors.Is(err, zk.ErrNodeExists) {
+				continue // created by someone else just now: compare with theirs
+			}
+			return "", wrapPath(p, err)
+		}
+		if err != nil {
+			return "", wrapPath(p, err)
+		}
+		v, perr := ParseOffset(cur)
+		if perr != nil {
+			return fmt.Sprintf("znode %s: %v", p, perr), nil
+		}
+		if v >= to {
+			return fmt.Sprintf("zookeeper already at %d", v), nil
+		}
+		_, err = c.Set(p, data, stat.Version)
+		if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) {
+			continue // changed or deleted since the read: read and compare again
+		}
+		return "", wrapPath(p, err)
+	}
+	return "", fmt.Errorf("znode %s: changed by another writer on each of %d attempts, giving up", p, advanceAttempts)
+}
