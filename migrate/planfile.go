@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // EncodePlan writes p as indented JSON after checking it with Validate: a plan that could not
@@ -77,47 +76,19 @@ func ReadPlanFile(path string) (Plan, error) {
 	return p, nil
 }
 
-// WritePlanFile saves p at path atomically: it writes a temporary file in the same directory,
-// syncs it, renames it over path and syncs the directory, so a crash leaves either the old file
-// or the whole new plan, never half a plan.
-func WritePlanFile(path string, p Plan) (err error) {
-	var buf bytes.Buffer
-	if err := EncodePlan(&buf, p); err != nil {
+// WritePlanFile saves p at path atomically, as PlanFileWriter does; p is validated whole first.
+func WritePlanFile(path string, p Plan) error {
+	if err := p.Validate(); err != nil {
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	w, err := CreatePlanFile(path, p)
 	if err != nil {
-		return fmt.Errorf("plan file %s: create temporary file: %w", path, err)
+		return err
 	}
-	defer func() {
-		if err != nil {
-			if rerr := os.Remove(tmp.Name()); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-				err = errors.Join(err, fmt.Errorf("remove temporary file: %w", rerr))
-			}
-		}
-	}()
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		return errors.Join(fmt.Errorf("plan file %s: write %s: %w", path, tmp.Name(), err), tmp.Close())
+	if err := w.Groups(p.Groups); err != nil {
+		return errors.Join(err, w.Abort())
 	}
-	// CreateTemp makes the file 0600; a plan holds no secret and operators share it for review.
-	if err := tmp.Chmod(0o644); err != nil {
-		return errors.Join(fmt.Errorf("plan file %s: chmod %s: %w", path, tmp.Name(), err), tmp.Close())
-	}
-	if err := tmp.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("plan file %s: sync %s: %w", path, tmp.Name(), err), tmp.Close())
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("plan file %s: close %s: %w", path, tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("plan file %s: rename %s: %w", path, tmp.Name(), err)
-	}
-	if err := syncDir(dir); err != nil {
-		// The rename happened: the plan is complete at path, but may not survive a power loss.
-		return fmt.Errorf("plan file %s: written, but sync of directory %s failed: %w", path, dir, err)
-	}
-	return nil
+	return w.Commit(p.Fingerprint)
 }
 
 func syncDir(dir string) error {
