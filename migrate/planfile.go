@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,34 +24,17 @@ func EncodePlan(w io.Writer, p Plan) error {
 	return nil
 }
 
-// DecodePlan reads exactly one plan from r, strictly: field names must match exactly (the
-// standard decoder would accept "Action" for "action" and let a repeated key silently win),
-// unknown fields, trailing data and any plan Validate rejects are errors.
+// DecodePlan reads exactly one plan from r, strictly (ScanPlan): field names must match
+// exactly (the standard decoder would accept "Action" for "action" and let a repeated key
+// silently win), unknown fields, trailing data and any plan Validate rejects are errors.
 func DecodePlan(r io.Reader) (Plan, error) {
-	data, err := io.ReadAll(r)
+	var groups []GroupPlan
+	p, err := ScanPlan(r, func(g GroupPlan) error { groups = append(groups, g); return nil })
 	if err != nil {
-		return Plan{}, fmt.Errorf("read plan: %w", err)
+		return Plan{}, err
 	}
-	if err := checkJSONKeys(data, planFieldNames()); err != nil {
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var p Plan
-	if err := dec.Decode(&p); err != nil {
-		switch {
-		case len(bytes.TrimSpace(data)) == 0:
-			return Plan{}, fmt.Errorf("decode plan: empty input")
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return Plan{}, fmt.Errorf("decode plan: unexpected end of input (a truncated file?)")
-		}
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return Plan{}, fmt.Errorf("decode plan: after the plan at byte %d: %w", dec.InputOffset(), err)
-		}
-		return Plan{}, fmt.Errorf("decode plan: trailing data after the plan at byte %d", dec.InputOffset())
+	if p.Groups != nil {
+		p.Groups = append(p.Groups, groups...)
 	}
 	if err := p.Validate(); err != nil {
 		return Plan{}, err
