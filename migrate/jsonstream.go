@@ -24,14 +24,18 @@ type GroupsEncoder struct {
 	head   []byte // what Begin wrote
 	n      int
 	err    error
+	empty  string // an array with no element
 }
+
+// NullWhenEmpty makes an array without elements "null", as a nil slice encodes.
+func (e *GroupsEncoder) NullWhenEmpty() { e.empty = "null" }
 
 // NewGroupsEncoder writes to w; depth is how deep the groups key is (1: a top-level key,
 // 2: a key of a top-level object's value).
 func NewGroupsEncoder(w io.Writer, depth int) *GroupsEncoder {
 	indent := strings.Repeat("  ", depth)
 	return &GroupsEncoder{w: bufio.NewWriterSize(w, 64<<10), key: []byte("\n" + indent + `"groups": []`),
-		prefix: indent + "  "}
+		prefix: indent + "  ", empty: "[]"}
 }
 
 // split encodes doc and returns the text before and after its empty groups array. Inside a
@@ -85,7 +89,7 @@ func (e *GroupsEncoder) End(doc any) error {
 	if !bytes.Equal(head, e.head) {
 		return fmt.Errorf("encode: the document changed before its groups while they were written")
 	}
-	closing := "[]"
+	closing := e.empty
 	if e.n > 0 {
 		closing = "\n" + e.prefix[:len(e.prefix)-2] + "]"
 	}

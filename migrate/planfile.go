@@ -1,6 +1,8 @@
 package migrate
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,4 +81,55 @@ func syncDir(dir string) error {
 		return err
 	}
 	return errors.Join(d.Sync(), d.Close())
+}
+
+// startsWithObject reports whether the first byte other than JSON whitespace is '{'.
+func startsWithObject(br *bufio.Reader) bool {
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		if err != nil || len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// decodeWhole reads a document that is not a JSON object the way DecodePlan always did.
+func decodeWhole(r io.Reader) (Plan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Plan{}, fmt.Errorf("read plan: %w", err)
+	}
+	if err := checkJSONKeys(data, planFieldNames()); err != nil {
+		return Plan{}, fmt.Errorf("decode plan: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			return Plan{}, fmt.Errorf("decode plan: empty input")
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return Plan{}, fmt.Errorf("decode plan: unexpected end of input (a truncated file?)")
+		}
+		return Plan{}, fmt.Errorf("decode plan: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Plan{}, fmt.Errorf("decode plan: after the plan at byte %d: %w", dec.InputOffset(), err)
+		}
+		return Plan{}, fmt.Errorf("decode plan: trailing data after the plan at byte %d", dec.InputOffset())
+	}
+	if err := p.Validate(); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
 }

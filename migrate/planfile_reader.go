@@ -48,16 +48,34 @@ func ScanPlan(r io.Reader, fn func(GroupPlan) error) (Plan, error) {
 	return p, nil
 }
 
+// ReadPlanHead reads a plan's fields before its groups (the selection, the policy, the time
+// it was made), checked, without reading the groups: what copy needs to plan the same
+// selection afresh before it reads the file whole. The fingerprint, after the groups, is not
+// read. A file whose policy follows its groups is scanned whole (ScanPlan).
+func ReadPlanHead(r io.Reader) (Plan, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if !startsWithObject(br) {
+		return decodeWhole(br)
+	}
+	s := &planScanner{headOnly: true, dec: json.NewDecoder(br), known: planFieldNames()}
+	p, err := s.scan(func(GroupPlan) error { return nil })
+	if err != nil {
+		return Plan{}, fmt.Errorf("decode plan: %w", err)
+	}
+	return p, nil
+}
+
 // callbackError carries fn's error through the scan unchanged.
 type callbackError struct{ err error }
 
 func (e callbackError) Error() string { return e.err.Error() }
 
 type planScanner struct {
-	dec     *json.Decoder
-	known   map[string]bool
-	started bool // a first token was read
-	array   bool // groups was an array (not null or absent)
+	headOnly bool // stop at the groups (ReadPlanHead)
+	dec      *json.Decoder
+	known    map[string]bool
+	started  bool // a first token was read
+	array    bool // groups was an array (not null or absent)
 }
 
 func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
@@ -85,6 +103,12 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		}
 		seen = append(seen, key)
 		if key == "groups" {
+			if s.headOnly && slices.Contains(seen, "policy") {
+				if err := p.validateHead(); err != nil {
+					return Plan{}, err
+				}
+				return p, nil
+			}
 			if !slices.Contains(seen, "policy") {
 				err = s.groups(nil, func(g GroupPlan) error { held = append(held, g); return nil })
 			} else if err = p.Policy.Validate(); err == nil {
@@ -227,55 +251,4 @@ func eofError(err error) error {
 		return fmt.Errorf("unexpected end of input (a truncated file?)")
 	}
 	return err
-}
-
-// startsWithObject reports whether the first byte other than JSON whitespace is '{'.
-func startsWithObject(br *bufio.Reader) bool {
-	for n := 1; ; n++ {
-		b, err := br.Peek(n)
-		if err != nil || len(b) < n {
-			return false
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// decodeWhole reads a document that is not a JSON object the way DecodePlan always did.
-func decodeWhole(r io.Reader) (Plan, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Plan{}, fmt.Errorf("read plan: %w", err)
-	}
-	if err := checkJSONKeys(data, planFieldNames()); err != nil {
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var p Plan
-	if err := dec.Decode(&p); err != nil {
-		switch {
-		case len(bytes.TrimSpace(data)) == 0:
-			return Plan{}, fmt.Errorf("decode plan: empty input")
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return Plan{}, fmt.Errorf("decode plan: unexpected end of input (a truncated file?)")
-		}
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return Plan{}, fmt.Errorf("decode plan: after the plan at byte %d: %w", dec.InputOffset(), err)
-		}
-		return Plan{}, fmt.Errorf("decode plan: trailing data after the plan at byte %d", dec.InputOffset())
-	}
-	if err := p.Validate(); err != nil {
-		return Plan{}, err
-	}
-	return p, nil
 }

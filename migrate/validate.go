@@ -95,7 +95,7 @@ func (o *groupOrder) check(g GroupPlan) error {
 	case o.prev != "" && g.Group == o.prev:
 		return fmt.Errorf("group %q appears twice in the plan", g.Group)
 	case o.prev != "" && g.Group < o.prev:
-		return fmt.Errorf("group %q comes after group %q: a plan lists its groups in name order (edited by hand?)", g.Group, o.prev)
+		return fmt.Errorf("group %q comes after group %q: a plan lists its groups in name order; edited after it was saved?", g.Group, o.prev)
 	}
 	o.prev = g.Group
 	return validateGroup(g, o.policy)
