@@ -76,6 +76,10 @@ func (s *copySource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
 			yield(nil, err)
 			return
 		}
+		if err := s.unchanged(); err != nil {
+			yield(nil, err)
+			return
+		}
 		stopped := false
 		_, err := migrate.ScanPlan(s.f, func(g migrate.GroupPlan) error {
 			if err := s.unchanged(); err != nil {
