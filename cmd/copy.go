@@ -189,7 +189,7 @@ func openSaved(o *copyOptions) (*copySource, error) {
 // temporary file and executed from it.
 func copyPlan(ctx context.Context, d *deps, pl *migrate.Planner, saved *copySource, o *copyOptions) (*copySource, error) {
 	if saved == nil {
-		return spillFresh(ctx, pl)
+		return spillFresh(ctx, pl, spillAfter)
 	}
 	if err := saved.rewind(); err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func copyPlan(ctx context.Context, d *deps, pl *migrate.Planner, saved *copySour
 			o.planFile, strings.Join(drift, "\n  "))
 	case chk.DriftCount > 0:
 		d.logger.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", chk.DriftCount)
-		return spillFresh(ctx, pl)
+		return spillFresh(ctx, pl, spillAfter)
 	}
 	// No drift: the saved plan is executed (when only our own earlier writes differ, it is
 	// resumed: those are found already equal).

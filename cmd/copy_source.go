@@ -23,6 +23,8 @@ type copySource struct {
 	stats *migrate.PlanStats
 	// remove deletes a temporary plan file's directory on close (nil: the operator's file).
 	remove func() error
+	// mem holds a small fresh plan's writes instead of a file (f nil).
+	mem []migrate.GroupPlan
 }
 
 // openSource opens path and remembers its size and mtime.
@@ -39,6 +41,9 @@ func openSource(path string) (*copySource, error) {
 }
 
 func (s *copySource) close() error {
+	if s.f == nil {
+		return nil
+	}
 	err := s.f.Close()
 	if s.remove != nil {
 		err = errors.Join(err, s.remove())
@@ -72,6 +77,10 @@ func (s *copySource) unchanged() error {
 // each that the file is still the one checked. Copier.Stream pulls them as it goes.
 func (s *copySource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
 	return func(yield func([]migrate.GroupPlan, error) bool) {
+		if s.f == nil {
+			yield(s.mem, nil)
+			return
+		}
 		if err := s.rewind(); err != nil {
 			yield(nil, err)
 			return
@@ -100,58 +109,58 @@ func (s *copySource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
 	}
 }
 
-// spillFresh plans afresh and saves the plan, keeping only each group's writes, in a
-// temporary directory: what copy without --plan executes. The plan is read whole before
-// anything is written, as it always was, and its fingerprint is known for the backup header;
-// memory holds a chunk, the disk the writes. Closing the source deletes the directory.
-func spillFresh(ctx context.Context, pl *migrate.Planner) (src *copySource, err error) {
-	dir, err := os.MkdirTemp("", "zk2kafka-copy-*")
-	if err != nil {
-		return nil, fmt.Errorf("temporary plan file: %w", err)
-	}
-	remove := func() error { return os.RemoveAll(dir) }
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, remove())
-		}
-	}()
-	path := filepath.Join(dir, "plan.json")
-	sink := &spillSink{path: path}
+// spillAfter is how many planned writes a fresh plan keeps in memory before it goes to a
+// temporary file: small copies need no disk (nor room under a file size limit), big ones no
+// memory for their writes.
+const spillAfter = 20000
+
+// spillFresh plans afresh and keeps the plan's writes, only the groups with writes and only
+// their writes: in memory up to spillAfter of them, beyond that in a temporary plan file. It
+// is what copy without --plan executes: the plan is read whole before anything is written, as
+// it always was, and its fingerprint is known for the backup header.
+func spillFresh(ctx context.Context, pl *migrate.Planner, limit int) (*copySource, error) {
+	sink := &spillSink{limit: limit}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
+	if err == nil && sink.file != nil {
+		err = sink.file.Commit(tail.Fingerprint)
+		sink.file = nil
+	}
 	if err != nil {
-		if sink.file != nil {
-			err = errors.Join(err, sink.file.Abort())
-		}
-		return nil, err
-	}
-	if err := sink.file.Commit(tail.Fingerprint); err != nil {
-		return nil, err
-	}
-	if src, err = openSource(path); err != nil {
-		return nil, err
+		return nil, errors.Join(err, sink.discard())
 	}
 	sink.stats.Summary = tail.Summary
 	sink.stats.Head.Fingerprint = tail.Fingerprint
-	src.stats, src.remove = sink.stats, remove
+	if sink.dir == "" {
+		return &copySource{path: "(memory)", stats: sink.stats, mem: sink.mem}, nil
+	}
+	src, err := openSource(sink.path())
+	if err != nil {
+		return nil, errors.Join(err, sink.discard())
+	}
+	src.stats = sink.stats
+	src.remove = func() error { return os.RemoveAll(sink.dir) }
 	return src, nil
 }
 
-// spillSink counts every group and writes only the groups with writes, only their writes.
+// spillSink counts every group and keeps only the groups with writes, only their writes.
 type spillSink struct {
-	path  string
-	file  *migrate.PlanFileWriter
-	stats *migrate.PlanStats
+	head    migrate.Plan
+	stats   *migrate.PlanStats
+	mem     []migrate.GroupPlan
+	entries int
+	limit   int    // writes kept in memory before the spill
+	dir     string // the temporary directory, once spilled
+	file    *migrate.PlanFileWriter
 }
 
+func (s *spillSink) path() string { return filepath.Join(s.dir, "plan.json") }
+
 func (s *spillSink) Head(p migrate.Plan) error {
-	s.stats = migrate.NewPlanStats(p)
-	var err error
-	s.file, err = migrate.CreatePlanFile(s.path, p)
-	return err
+	s.head, s.stats = p, migrate.NewPlanStats(p)
+	return nil
 }
 
 func (s *spillSink) Groups(gs []migrate.GroupPlan) error {
-	var keep []migrate.GroupPlan
 	for _, g := range gs {
 		s.stats.Add(g)
 		var writes []migrate.Entry
@@ -162,9 +171,37 @@ func (s *spillSink) Groups(gs []migrate.GroupPlan) error {
 		}
 		if len(writes) > 0 {
 			// A group with writes has no gates (Build blocks a gated group's writes).
-			keep = append(keep, migrate.GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
+			s.mem = append(s.mem, migrate.GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
 				LiveConsumers: g.LiveConsumers, Gates: g.Gates, Entries: writes})
+			s.entries += len(writes)
 		}
 	}
-	return s.file.Groups(keep)
+	if s.file == nil && s.entries <= s.limit {
+		return nil
+	}
+	if s.file == nil {
+		dir, err := os.MkdirTemp("", "zk2kafka-copy-*")
+		if err != nil {
+			return fmt.Errorf("temporary plan file: %w", err)
+		}
+		s.dir = dir
+		if s.file, err = migrate.CreatePlanFile(s.path(), s.head); err != nil {
+			return err
+		}
+	}
+	err := s.file.Groups(s.mem)
+	s.mem = nil
+	return err
+}
+
+// discard removes what a failed spill left.
+func (s *spillSink) discard() error {
+	var errs []error
+	if s.file != nil {
+		errs = append(errs, s.file.Abort())
+	}
+	if s.dir != "" {
+		errs = append(errs, os.RemoveAll(s.dir))
+	}
+	return errors.Join(errs...)
 }
