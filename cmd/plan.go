@@ -13,6 +13,7 @@ type planOptions struct {
 	selection selectionOptions
 	output    string
 	out       string
+	chunk     int
 	policy    migrate.Policy
 	filter    migrate.Filter
 }
@@ -55,12 +56,16 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 	o.selection.addFlags(c)
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, or csv (group,topic,partition,offset of the writes)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
+	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups read and planned at a time (memory grows with it)")
 	return c
 }
 
 func (o *planOptions) validate() error {
 	if err := checkOutput(o.output, "table", "json", "csv"); err != nil {
 		return err
+	}
+	if o.chunk < 1 {
+		return fmt.Errorf("--chunk-groups must be at least 1, got %d", o.chunk)
 	}
 	var err error
 	if o.policy, err = o.selection.policy(); err != nil {
@@ -80,7 +85,7 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	out := newPlanRenderer(d.stdout, o.output)
 	sink := &planSink{out: out, path: o.out}
 	defer sink.abort(d)
-	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy}
+	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err != nil {
 		return err
