@@ -13,7 +13,7 @@ import (
 // planRenderer writes a streamed plan (migrate.PlanSink) in the chosen format as its groups
 // come, so a plan of a million partitions is never held whole: JSON is the document
 // writePlanJSON always wrote, byte for byte; CSV the same rows; the table is one table per
-// chunk of groups (a plan of one chunk looks as before) and the summary after the last.
+// chunk of groups or tableRows rows (a small plan looks as before), the summary after the last.
 type planRenderer struct {
 	w      io.Writer
 	format string
@@ -92,15 +92,19 @@ func writeCSVRows(cw *csv.Writer, gs []migrate.GroupPlan) error {
 }
 
 // writeTableRows lists every entry of gs that is not already equal (those are only counted):
-// a person reads what needs attention, not 100,000 identical lines.
+// a person reads what needs attention, not 100,000 identical lines. A table holds at most
+// tableRows rows before it is written: the table writer keeps every cell until then.
 func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason")
+	var t *tablewriter.Table
 	rows := 0
 	for _, g := range gs {
 		for _, e := range g.Entries {
 			if e.Class == migrate.ClassEqual {
 				continue
+			}
+			if t == nil {
+				t = tablewriter.NewWriter(w)
+				t.Header("group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason")
 			}
 			target := ""
 			if e.Action == migrate.ActionWrite {
@@ -110,10 +114,15 @@ func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
 				opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason); err != nil {
 				return err
 			}
-			rows++
+			if rows++; rows == tableRows {
+				if err := t.Render(); err != nil {
+					return err
+				}
+				t, rows = nil, 0
+			}
 		}
 	}
-	if rows == 0 {
+	if t == nil {
 		return nil
 	}
 	return t.Render()
