@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ type copyOptions struct {
 	batchGroups int
 	parallel    int
 	recheck     string
+	chunkGroups int
 
 	policy migrate.Policy
 	filter migrate.Filter
@@ -71,6 +73,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
 	f.IntVar(&o.parallel, "parallel", 8, "groups committed at once")
+	f.IntVar(&o.chunkGroups, "chunk-groups", migrate.DefaultChunkGroups, "groups read and planned at a time (memory grows with it)")
 	f.StringVar(&o.recheck, "recheck", "full", "what is read again before each batch: full (liveness, the ZooKeeper offsets being copied, "+
 		"Kafka state) or gates (liveness and Kafka state only; the ZooKeeper offsets as compared when the copy started)")
 	return c
@@ -83,8 +86,8 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 	if o.recheck != "full" && o.recheck != "gates" {
 		return fmt.Errorf("--recheck: %q is not one of [full gates]", o.recheck)
 	}
-	if o.batchGroups < 1 || o.parallel < 1 {
-		return errors.New("--batch-groups and --parallel must be at least 1")
+	if o.batchGroups < 1 || o.parallel < 1 || o.chunkGroups < 1 {
+		return errors.New("--batch-groups, --parallel and --chunk-groups must be at least 1")
 	}
 	if o.planFile != "" {
 		for _, name := range []string{"group", "group-regex", "topic-regex", "exclude-group-regex", "on-conflict", "out-of-range", "offset-adjust"} {
@@ -107,50 +110,32 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	var saved *migrate.Plan
+	var saved *copySource
 	if o.planFile != "" {
-		p, err := migrate.ReadPlanFile(o.planFile)
-		if err != nil {
+		var err error
+		if saved, err = openSaved(o); err != nil {
 			return err
 		}
-		saved = &p
-		if o.filter, err = migrate.NewFilterFromSpec(p.Filter); err != nil {
-			return fmt.Errorf("plan %s: %w", o.planFile, err)
-		}
-		o.policy = p.Policy
+		defer saved.close()
 	}
 	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
 	defer closeStores()
-
-	plan, err := freshPlan(ctx, legacy, kafka, o)
+	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups}
+	src, err := copyPlan(ctx, d, pl, saved, o)
 	if err != nil {
 		return err
 	}
-	if saved != nil && saved.Fingerprint == plan.Fingerprint {
-		// The stores are exactly as planned, yet the file says otherwise: it was changed after
-		// plan saved it (a group removed to leave it out, a partition set to skip). Executing the
-		// fresh plan would write what the operator took out; executing the file would trust
-		// entries no store backs. Refuse both.
-		if edited := migrate.Drift(*saved, plan); len(edited) > 0 {
-			return fmt.Errorf("plan %s differs from the plan of the stores it was made from (fingerprint %s): edited after it was saved? nothing was written; re-run plan with the selection you want:\n  %s",
-				o.planFile, saved.Fingerprint, strings.Join(limit(edited, 20), "\n  "))
-		}
-	}
-	if saved != nil && saved.Fingerprint != plan.Fingerprint {
-		if drift := migrate.Drift(*saved, plan); len(drift) > 0 {
-			if !o.replan {
-				return unsafe("the stores changed since plan %s; nothing was written (re-run plan, or pass --replan):\n  %s",
-					o.planFile, strings.Join(limit(drift, 20), "\n  "))
+	if src != saved {
+		defer func() {
+			if err := src.close(); err != nil {
+				d.logger.Error("closing the temporary plan file", "file", src.path, "err", err)
 			}
-			d.logger.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", len(drift))
-		} else {
-			plan = *saved // only our own earlier writes differ: resume the saved plan
-		}
+		}()
 	}
-	warnRetention(d, plan)
+	warnRetention(d, src.stats)
 
 	copier := &migrate.Copier{
 		Legacy: legacy, Kafka: kafka, Committer: kafka,
@@ -158,7 +143,7 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates",
 	}
 	if o.execute {
-		backup, err := migrate.CreateBackup(o.backup, plan.Fingerprint, time.Now())
+		backup, err := migrate.CreateBackup(o.backup, src.stats.Head.Fingerprint, time.Now())
 		if err != nil {
 			return fmt.Errorf("%w: nothing was written", err)
 		}
@@ -166,60 +151,113 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 		copier.Backup = backup
 		d.logger.Info("backup file created", "file", o.backup)
 	}
-	bar := newProgress(d, o.output == "table", plan.Summary().ByAction[migrate.ActionWrite], "copy")
-	copier.Progress = bar.set
-	res, runErr := copier.Run(ctx, plan, o.execute)
-	bar.finish()
-	if err := renderCopy(d.stdout, o.output, plan, res); err != nil {
+	out, err := newCopyRenderer(d.stdout, o.output, src.stats, !o.execute)
+	if err != nil {
 		return err
 	}
-	return copyExit(plan, res, runErr)
+	bar := newProgress(d, o.output == "table", src.stats.Summary.ByAction[migrate.ActionWrite], "copy")
+	copier.Progress = bar.set
+	runErr := copier.Stream(ctx, src.stats.Head, src.groups(), src.stats.WriteGroups, o.execute, out.group)
+	bar.finish()
+	if err := out.end(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return copyExit(src.stats, out.counts, runErr)
 }
 
-func freshPlan(ctx context.Context, legacy migrate.LegacyStore, kafka migrate.KafkaState, o *copyOptions) (migrate.Plan, error) {
-	in, err := migrate.ReadInputs(ctx, legacy, kafka, o.filter)
+// openSaved opens the saved plan and takes its selection and policy from it.
+func openSaved(o *copyOptions) (*copySource, error) {
+	src, err := openSource(o.planFile)
 	if err != nil {
-		return migrate.Plan{}, err
+		return nil, err
 	}
-	return migrate.Build(in, o.policy, time.Now())
+	head, err := migrate.ReadPlanHead(src.f)
+	if err == nil {
+		o.policy = head.Policy
+		o.filter, err = migrate.NewFilterFromSpec(head.Filter)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("plan file %s: %w", o.planFile, err), src.close())
+	}
+	return src, nil
+}
+
+// copyPlan decides what copy executes, before anything is written. With --plan, the saved file
+// is read whole and compared with a fresh plan of the same stores group by group: drift
+// refuses (or, with --replan, a fresh plan is made), an edited file is refused; otherwise the
+// saved file is executed, read once more. Without --plan, a fresh plan is spilled to a
+// temporary file and executed from it.
+func copyPlan(ctx context.Context, d *deps, pl *migrate.Planner, saved *copySource, o *copyOptions) (*copySource, error) {
+	if saved == nil {
+		return spillFresh(ctx, pl, spillAfter)
+	}
+	if err := saved.rewind(); err != nil {
+		return nil, err
+	}
+	chk, err := migrate.CheckSaved(ctx, o.planFile, saved.f, pl, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := saved.unchanged(); err != nil {
+		return nil, err
+	}
+	saved.stats = chk.Saved
+	fp := chk.Saved.Head.Fingerprint
+	drift := chk.Drift
+	if chk.DriftCount > len(drift) {
+		drift = append(drift, fmt.Sprintf("... and %d more", chk.DriftCount-len(drift)))
+	}
+	switch {
+	case chk.DriftCount > 0 && fp == chk.Fresh.Fingerprint:
+		// The stores are exactly as planned, yet the file says otherwise: it was changed after
+		// plan saved it (a group removed to leave it out, a partition set to skip). Executing the
+		// fresh plan would write what the operator took out; executing the file would trust
+		// entries no store backs. Refuse both.
+		return nil, fmt.Errorf("plan %s differs from the plan of the stores it was made from (fingerprint %s): edited after it was saved? nothing was written; re-run plan with the selection you want:\n  %s",
+			o.planFile, fp, strings.Join(drift, "\n  "))
+	case chk.DriftCount > 0 && !o.replan:
+		return nil, unsafe("the stores changed since plan %s; nothing was written (re-run plan, or pass --replan):\n  %s",
+			o.planFile, strings.Join(drift, "\n  "))
+	case chk.DriftCount > 0:
+		d.logger.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", chk.DriftCount)
+		return spillFresh(ctx, pl, spillAfter)
+	}
+	// No drift: the saved plan is executed (when only our own earlier writes differ, it is
+	// resumed: those are found already equal).
+	return saved, nil
 }
 
 // copyExit maps a copy's outcome to the exit codes of --help.
-func copyExit(plan migrate.Plan, res migrate.CopyResult, runErr error) error {
-	n := res.Counts()
+func copyExit(stats *migrate.PlanStats, n map[migrate.PartitionStatus]int, runErr error) error {
 	switch {
 	case runErr != nil:
 		return runErr
 	case n[migrate.StatusFailed] > 0:
 		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
-	case n[migrate.StatusBlocked] > 0 || !plan.Safe():
+	case n[migrate.StatusBlocked] > 0 || !stats.Safe():
 		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing%s",
-			plan.Summary().ByAction[migrate.ActionBlock], n[migrate.StatusBlocked], blockedByPlan(plan))
+			stats.Summary.ByAction[migrate.ActionBlock], n[migrate.StatusBlocked], blockedByPlan(stats))
 	}
 	return nil
 }
 
 // blockedByPlan names the partitions the plan blocked and why: the copy table shows only the
 // planned writes, and "1 partition(s) blocked" alone leaves the operator to guess which.
-func blockedByPlan(plan migrate.Plan) string {
-	var lines []string
-	for _, g := range plan.Groups {
-		for _, e := range g.Entries {
-			if e.Action == migrate.ActionBlock {
-				lines = append(lines, fmt.Sprintf("group %q topic %q partition %d: %s: %s", g.Group, e.Topic, e.Partition, e.Class, e.Reason))
-			}
-		}
+func blockedByPlan(stats *migrate.PlanStats) string {
+	lines := stats.Blocked
+	if n := stats.Summary.ByAction[migrate.ActionBlock]; n > len(lines) {
+		lines = append(slices.Clip(lines), fmt.Sprintf("... and %d more", n-len(lines)))
 	}
 	if len(lines) == 0 {
 		return ""
 	}
-	return ":\n  " + strings.Join(limit(lines, 20), "\n  ")
+	return ":\n  " + strings.Join(lines, "\n  ")
 }
 
-func warnRetention(d *deps, plan migrate.Plan) {
-	if plan.Retention > 0 && plan.Summary().ByAction[migrate.ActionWrite] > 0 {
+func warnRetention(d *deps, stats *migrate.PlanStats) {
+	if stats.Head.Retention > 0 && stats.Summary.ByAction[migrate.ActionWrite] > 0 {
 		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
-			"offsets.retention", time.Duration(plan.Retention).String())
+			"offsets.retention", time.Duration(stats.Head.Retention).String())
 	}
 }
 

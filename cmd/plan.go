@@ -13,6 +13,7 @@ type planOptions struct {
 	selection selectionOptions
 	output    string
 	out       string
+	chunk     int
 	policy    migrate.Policy
 	filter    migrate.Filter
 }
@@ -55,12 +56,16 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 	o.selection.addFlags(c)
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, or csv (group,topic,partition,offset of the writes)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
+	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups read and planned at a time (memory grows with it)")
 	return c
 }
 
 func (o *planOptions) validate() error {
 	if err := checkOutput(o.output, "table", "json", "csv"); err != nil {
 		return err
+	}
+	if o.chunk < 1 {
+		return fmt.Errorf("--chunk-groups must be at least 1, got %d", o.chunk)
 	}
 	var err error
 	if o.policy, err = o.selection.policy(); err != nil {
@@ -71,41 +76,79 @@ func (o *planOptions) validate() error {
 }
 
 func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) error {
-	plan, err := readPlan(ctx, d, g, o.filter, o.policy)
+	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
-	// Show the plan first: if saving it fails, the operator still sees what it says.
-	if err := renderPlan(d.stdout, o.output, plan); err != nil {
+	defer closeStores()
+	start := time.Now()
+	out := newPlanRenderer(d.stdout, o.output)
+	sink := &planSink{out: out, path: o.out}
+	defer sink.abort(d)
+	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
+	tail, err := pl.Stream(ctx, time.Now(), sink)
+	if err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := migrate.WritePlanFile(o.out, plan); err != nil {
-			return fmt.Errorf("save plan: %w", err)
-		}
-		d.logger.Info("plan saved", "file", o.out, "fingerprint", plan.Fingerprint)
+	d.logger.Debug("planned", "groups", tail.Summary.Groups, "partitions", tail.Summary.Partitions, "took", time.Since(start))
+	// Show the plan first: if saving it fails, the operator still sees what it says.
+	if err := out.End(tail); err != nil {
+		return err
 	}
-	if !plan.Safe() {
-		s := plan.Summary()
-		return unsafe("plan is not safe to execute: %d partition(s) blocked (see the reasons above)", s.ByAction[migrate.ActionBlock])
+	if err := sink.commit(tail); err != nil {
+		return fmt.Errorf("save plan: %w", err)
+	}
+	if o.out != "" {
+		d.logger.Info("plan saved", "file", o.out, "fingerprint", tail.Fingerprint)
+	}
+	if !tail.Safe() {
+		return unsafe("plan is not safe to execute: %d partition(s) blocked (see the reasons above)", tail.Summary.ByAction[migrate.ActionBlock])
 	}
 	return nil
 }
 
-// readPlan opens both stores, reads one consistent view of the selection and computes the plan.
-func readPlan(ctx context.Context, d *deps, g *globalOptions, f migrate.Filter, p migrate.Policy) (migrate.Plan, error) {
-	legacy, kafka, closeStores, err := openStores(ctx, d, g)
-	if err != nil {
-		return migrate.Plan{}, err
+// planSink hands the streamed plan to the output and, with --out, to the plan file. A failure
+// of the file does not stop the output (the operator still sees the plan); it is reported at
+// the end, and the file is then never put in place.
+type planSink struct {
+	out     *planRenderer
+	path    string
+	file    *migrate.PlanFileWriter
+	fileErr error
+}
+
+func (s *planSink) Head(p migrate.Plan) error {
+	if s.path != "" {
+		s.file, s.fileErr = migrate.CreatePlanFile(s.path, p)
 	}
-	defer closeStores()
-	start := time.Now()
-	in, err := migrate.ReadInputs(ctx, legacy, kafka, f)
-	if err != nil {
-		return migrate.Plan{}, err
+	return s.out.Head(p)
+}
+
+func (s *planSink) Groups(gs []migrate.GroupPlan) error {
+	if s.file != nil && s.fileErr == nil {
+		s.fileErr = s.file.Groups(gs)
 	}
-	d.logger.Debug("read both stores", "groups", len(in.Legacy), "took", time.Since(start))
-	return migrate.Build(in, p, time.Now())
+	return s.out.Groups(gs)
+}
+
+// commit puts the plan file in place, or reports why it was not.
+func (s *planSink) commit(tail migrate.PlanTail) error {
+	if s.fileErr != nil || s.file == nil {
+		return s.fileErr
+	}
+	f := s.file
+	s.file = nil
+	return f.Commit(tail.Fingerprint)
+}
+
+// abort removes a plan file never committed: a plan that stopped half way is not a plan.
+func (s *planSink) abort(d *deps) {
+	if s.file == nil {
+		return
+	}
+	if err := s.file.Abort(); err != nil {
+		d.logger.Error("removing the unfinished plan file", "file", s.path, "err", err)
+	}
 }
 
 func checkOutput(got string, allowed ...string) error {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,39 +18,90 @@ type copyJSON struct {
 	PlanSummary   migrate.Summary                 `json:"plan_summary"`
 }
 
-func renderCopy(w io.Writer, format string, plan migrate.Plan, res migrate.CopyResult) error {
+// copyRenderer writes a copy's results as each group's batch completes: JSON is the document
+// one encoder call over the whole result wrote, byte for byte; the table lists a big copy's
+// rows in tables of at most tableRows rows, then the counts.
+type copyRenderer struct {
+	w      io.Writer
+	format string
+	stats  *migrate.PlanStats
+	dryRun bool
+	counts map[migrate.PartitionStatus]int
+	json   *migrate.GroupsEncoder
+	table  *tablewriter.Table
+	rows   int
+}
+
+// tableRows bounds the rows a table holds before it is written.
+const tableRows = 10000
+
+func newCopyRenderer(w io.Writer, format string, stats *migrate.PlanStats, dryRun bool) (*copyRenderer, error) {
+	r := &copyRenderer{w: w, format: format, stats: stats, dryRun: dryRun, counts: map[migrate.PartitionStatus]int{}}
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(copyJSON{SchemaVersion: 1, Fingerprint: plan.Fingerprint, Result: res, Counts: res.Counts(), PlanSummary: plan.Summary()})
+		r.json = migrate.NewGroupsEncoder(w, 2)
+		r.json.NullWhenEmpty() // the result's groups were a nil slice when nothing was planned
+		return r, r.json.Begin(r.doc())
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("group", "topic", "partition", "kafka before", "target", "read back", "status", "reason")
-	rows := 0
-	for _, g := range res.Groups {
-		for _, p := range g.Partitions {
-			if p.Status == migrate.StatusWritten && len(res.Groups) > 20 {
-				continue // a big copy lists only what needs a look; the counts say the rest
-			}
-			if err := t.Append(g.Group, p.Topic, strconv.Itoa(int(p.Partition)), opt(p.Before),
-				strconv.FormatInt(p.Target, 10), opt(p.ReadBack), string(p.Status), p.Reason); err != nil {
-				return err
-			}
-			rows++
+	return r, nil
+}
+
+func (r *copyRenderer) doc() copyJSON {
+	return copyJSON{SchemaVersion: 1, Fingerprint: r.stats.Head.Fingerprint, Counts: r.counts, PlanSummary: r.stats.Summary,
+		Result: migrate.CopyResult{DryRun: r.dryRun, Groups: []migrate.GroupResult{}}}
+}
+
+// group writes one group's results.
+func (r *copyRenderer) group(g migrate.GroupResult) error {
+	for _, p := range g.Partitions {
+		r.counts[p.Status]++
+	}
+	if r.json != nil {
+		return r.json.Element(g)
+	}
+	for _, p := range g.Partitions {
+		if p.Status == migrate.StatusWritten && r.stats.WriteGroups > 20 {
+			continue // a big copy lists only what needs a look; the counts say the rest
 		}
-	}
-	if rows > 0 {
-		if err := t.Render(); err != nil {
+		if r.table == nil {
+			r.table = tablewriter.NewWriter(r.w)
+			r.table.Header("group", "topic", "partition", "kafka before", "target", "read back", "status", "reason")
+		}
+		if err := r.table.Append(g.Group, p.Topic, strconv.Itoa(int(p.Partition)), opt(p.Before),
+			strconv.FormatInt(p.Target, 10), opt(p.ReadBack), string(p.Status), p.Reason); err != nil {
 			return err
 		}
+		if r.rows++; r.rows >= tableRows {
+			if err := r.flushTable(); err != nil {
+				return err
+			}
+		}
 	}
-	n := res.Counts()
-	s := plan.Summary()
+	return nil
+}
+
+func (r *copyRenderer) flushTable() error {
+	t := r.table
+	r.table, r.rows = nil, 0
+	if t == nil {
+		return nil
+	}
+	return t.Render()
+}
+
+// end writes the counts.
+func (r *copyRenderer) end() error {
+	if r.json != nil {
+		return r.json.End(r.doc())
+	}
+	if err := r.flushTable(); err != nil {
+		return err
+	}
+	n, s := r.counts, r.stats.Summary
 	verb := "Copy"
-	if res.DryRun {
+	if r.dryRun {
 		verb = "Dry run (nothing written; pass --execute to write)"
 	}
-	_, err := fmt.Fprintf(w, "\n%s: %d written and read back, %d would be written, %d already equal, %d blocked at re-check, %d failed; the plan skipped %d and blocked %d.\n",
+	_, err := fmt.Fprintf(r.w, "\n%s: %d written and read back, %d would be written, %d already equal, %d blocked at re-check, %d failed; the plan skipped %d and blocked %d.\n",
 		verb, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready], n[migrate.StatusBlocked], n[migrate.StatusFailed],
 		s.ByAction[migrate.ActionSkip], s.ByAction[migrate.ActionBlock])
 	return err

@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -20,68 +18,22 @@ type planJSON struct {
 	Safe    bool            `json:"safe"`
 }
 
+// renderPlan writes a whole plan as the streamed plan command does.
 func renderPlan(w io.Writer, format string, p migrate.Plan) error {
-	switch format {
-	case "json":
-		return writePlanJSON(w, p)
-	case "csv":
-		return writeResetCSV(w, p)
-	default:
-		return writePlanTable(w, p)
+	r := newPlanRenderer(w, format)
+	if err := r.Head(p); err != nil {
+		return err
 	}
-}
-
-// writeResetCSV writes the plan's writes as group,topic,partition,offset: the file Kafka's
-// consumer-groups tool takes with --reset-offsets --from-file.
-func writeResetCSV(w io.Writer, p migrate.Plan) error {
-	cw := csv.NewWriter(w)
-	// The plan's own entries, in plan order (as Plan.Writes lists them), without a copy.
-	for _, g := range p.Groups {
-		for _, e := range g.Entries {
-			if e.Action != migrate.ActionWrite {
-				continue
-			}
-			if err := cw.Write([]string{g.Group, e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// writePlanTable lists every entry that is not already equal (those are only counted), then
-// the summary: a person reads what needs attention, not 100,000 identical lines.
-func writePlanTable(w io.Writer, p migrate.Plan) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason")
-	rows := 0
-	for _, g := range p.Groups {
-		for _, e := range g.Entries {
-			if e.Class == migrate.ClassEqual {
-				continue
-			}
-			target := ""
-			if e.Action == migrate.ActionWrite {
-				target = strconv.FormatInt(e.Target, 10)
-			}
-			if err := t.Append(g.Group, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
-				opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason); err != nil {
-				return err
-			}
-			rows++
-		}
-	}
-	if rows > 0 {
-		if err := t.Render(); err != nil {
+	if len(p.Groups) > 0 {
+		if err := r.Groups(p.Groups); err != nil {
 			return err
 		}
 	}
-	return writePlanSummary(w, p)
+	return r.End(migrate.PlanTail{Fingerprint: p.Fingerprint, Summary: p.Summary()})
 }
 
-func writePlanSummary(w io.Writer, p migrate.Plan) error {
-	s := p.Summary()
+// writeSummary writes the table's closing lines: the counts, the gated groups, the policy.
+func writeSummary(w io.Writer, p migrate.Plan, s migrate.Summary, gated []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nPlan: %d group(s), %d partition(s): %d to write, %d skipped, %d blocked.\n",
 		s.Groups, s.Partitions, s.ByAction[migrate.ActionWrite], s.ByAction[migrate.ActionSkip], s.ByAction[migrate.ActionBlock])
@@ -94,10 +46,8 @@ func writePlanSummary(w io.Writer, p migrate.Plan) error {
 	if len(classes) > 0 {
 		fmt.Fprintf(&b, "Classes: %s.\n", strings.Join(classes, ", "))
 	}
-	for _, g := range p.Groups {
-		for _, gate := range g.Gates {
-			fmt.Fprintf(&b, "Group %q is gated: %s.\n", g.Group, gate)
-		}
+	for _, line := range gated {
+		b.WriteString(line)
 	}
 	fmt.Fprintf(&b, "Policy: --on-conflict=%s --out-of-range=%s --offset-adjust=%d.\n",
 		p.Policy.OnConflict, p.Policy.OutOfRange, p.Policy.OffsetAdjust)
@@ -105,7 +55,7 @@ func writePlanSummary(w io.Writer, p migrate.Plan) error {
 		fmt.Fprintf(&b, "Kafka keeps the offsets of an empty group for %s (offsets.retention.minutes) after each commit: copy close to the cutover.\n",
 			time.Duration(p.Retention))
 	}
-	if p.Safe() {
+	if s.ByAction[migrate.ActionBlock] == 0 {
 		b.WriteString("The plan is safe to execute.\n")
 	} else {
 		b.WriteString("The plan is NOT safe to execute: see the blocked entries.\n")

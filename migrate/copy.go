@@ -87,68 +87,6 @@ type Copier struct {
 	Progress func(done int)
 }
 
-// Run re-reads the stores for each batch of groups just before writing them, so that the gates
-// (live legacy consumers, an active Kafka group), the ZooKeeper offsets being copied and the
-// current Kafka offsets are checked again: a planned write is committed only when a fresh plan
-// still says write with the same target. Every Kafka offset about to be overwritten is backed up
-// before its batch is committed, and each commit is read back. Without execute nothing is
-// written. Errors of single partitions are in the result; the error return is for a failure
-// that stopped the run (context cancelled, a store down, the backup failing).
-//
-// The next batch is re-checked, decided and backed up while the current one is committed and
-// read back: the batches hold different groups, and the two halves take similar time. It runs
-// at most one batch ahead, and just before a batch is committed its gates (liveness, the Kafka
-// group state and commits) are read once more, so what changed during the previous batch's
-// commits still blocks. A cancelled run stops at a batch boundary: nothing is committed after
-// the batch in progress.
-// The backup may then hold the next batch's records without their commits: restoring them puts
-// back the offsets Kafka still holds, which changes nothing.
-func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
-	if execute && c.Backup == nil {
-		return CopyResult{}, fmt.Errorf("copy: no backup configured: refusing to write")
-	}
-	writes := plan.Writes()
-	res := CopyResult{DryRun: !execute}
-	batch := max(c.BatchGroups, 1)
-	if c.BatchGroups == 0 {
-		batch = 32
-	}
-	chunks := slices.Collect(slices.Chunk(writes, batch))
-	ahead := c.prepareAhead(ctx, plan, chunks, execute)
-	defer ahead.stop()
-	done, groupsDone := 0, 0
-	for _, chunk := range chunks {
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
-		}
-		pb, ok := <-ahead.results
-		if !ok {
-			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
-		}
-		if err := ctx.Err(); err != nil {
-			// Stopped while this batch was prepared: it is backed up but not committed, and a
-			// commit now would be one batch past the stop.
-			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
-		}
-		err := pb.err
-		if err == nil && execute {
-			err = c.writeBatch(ctx, chunk, pb.results, pb.commits)
-		}
-		res.Groups = append(res.Groups, pb.results...)
-		groupsDone += len(chunk)
-		for _, g := range pb.results {
-			done += len(g.Partitions)
-		}
-		if c.Progress != nil && pb.results != nil {
-			c.Progress(done)
-		}
-		if err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
 // decideBatch compares each of the batch's planned writes with its fresh plan and, when
 // executing, backs up what the commits will overwrite: after it, the batch is ready to commit.
 func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map[string]GroupPlan, execute bool) ([]GroupResult, [][]Commit, error) {

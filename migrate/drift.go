@@ -15,22 +15,32 @@ func Drift(saved, fresh Plan) []string {
 	for _, sg := range saved.Groups {
 		fg, ok := now[sg.Group]
 		if !ok {
-			out = append(out, fmt.Sprintf("group %q: gone from ZooKeeper", sg.Group))
+			out = append(out, DriftGone(sg.Group))
 			continue
 		}
 		delete(now, sg.Group)
-		if fmt.Sprint(sg.Gates) != fmt.Sprint(fg.Gates) {
-			out = append(out, fmt.Sprintf("group %q: gates %v, planned %v", sg.Group, fg.Gates, sg.Gates))
-		}
-		out = append(out, entryDrift(sg, fg)...)
+		out = append(out, GroupDrift(sg, fg)...)
 	}
 	for _, g := range fresh.Groups {
 		if _, new := now[g.Group]; new {
-			out = append(out, fmt.Sprintf("group %q: new since the plan", g.Group))
+			out = append(out, DriftNew(g.Group))
 		}
 	}
 	return out
 }
+
+// GroupDrift is Drift for one group present in both plans.
+func GroupDrift(sg, fg GroupPlan) []string {
+	var out []string
+	if fmt.Sprint(sg.Gates) != fmt.Sprint(fg.Gates) {
+		out = append(out, fmt.Sprintf("group %q: gates %v, planned %v", sg.Group, fg.Gates, sg.Gates))
+	}
+	return append(out, entryDrift(sg, fg)...)
+}
+
+// DriftGone and DriftNew are Drift's lines for a group in only one of the two plans.
+func DriftGone(group string) string { return fmt.Sprintf("group %q: gone from ZooKeeper", group) }
+func DriftNew(group string) string  { return fmt.Sprintf("group %q: new since the plan", group) }
 
 func entryDrift(sg, fg GroupPlan) []string {
 	var out []string

@@ -2,8 +2,6 @@ package migrate
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"slices"
 	"strconv"
@@ -26,17 +24,21 @@ const fingerprintVersion = "zk2kafka-fingerprint-v1"
 // Strings are written with strconv.Quote and every record is one line starting with its kind,
 // so no two different inputs serialize alike.
 func Fingerprint(in Inputs) string {
-	w := &fpWriter{h: sha256.New()}
-	w.word(fingerprintVersion).end()
-	groups := slices.Clone(in.Filter.Groups)
-	slices.Sort(groups)
-	w.word("filter").list(groups).str(in.Filter.GroupRegex).str(in.Filter.TopicRegex).str(in.Filter.ExcludeGroupRegex).end()
+	w := newFingerprinter(in.Filter)
 	legacy := slices.Clone(in.Legacy)
 	slices.SortFunc(legacy, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
 	for _, g := range legacy {
 		fingerprintGroup(w, g, in)
 	}
-	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))
+	return w.sum()
+}
+
+// fingerprintHead hashes what precedes the groups: the serialization version and the selection.
+func fingerprintHead(w *fpWriter, f FilterSpec) {
+	w.word(fingerprintVersion).end()
+	groups := slices.Clone(f.Groups)
+	slices.Sort(groups)
+	w.word("filter").list(groups).str(f.GroupRegex).str(f.TopicRegex).str(f.ExcludeGroupRegex).end()
 }
 
 func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {

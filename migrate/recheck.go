@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 // prepared is one batch made ready ahead of the writer: re-checked, decided and, when
 // executing, backed up. results is nil when the re-check failed.
 type prepared struct {
+	chunk   []GroupWrites
 	results []GroupResult
 	commits [][]Commit
 	err     error
@@ -23,21 +25,25 @@ type lookahead struct {
 	results chan prepared
 	cancel  context.CancelFunc
 	done    chan struct{}
+	// complete is set, before results is closed, when every batch was handed over.
+	complete bool
 }
 
-func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites, execute bool) *lookahead {
+// prepareAhead takes the batches from chunks as it goes (a streamed plan yields them as it is
+// read); an error from chunks is handed over as a batch that failed.
+func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks iter.Seq2[[]GroupWrites, error], execute bool) *lookahead {
 	ctx, cancel := context.WithCancel(ctx)
 	la := &lookahead{results: make(chan prepared), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(la.done)
 		defer close(la.results)
-		for _, chunk := range chunks {
-			var pb prepared
-			fresh, err := c.recheck(ctx, plan, chunk)
-			if err != nil {
-				pb.err = err
-			} else {
-				pb.results, pb.commits, pb.err = c.decideBatch(ctx, chunk, fresh, execute)
+		for chunk, err := range chunks {
+			pb := prepared{chunk: chunk, err: err}
+			if err == nil {
+				var fresh map[string]GroupPlan
+				if fresh, pb.err = c.recheck(ctx, plan, chunk); pb.err == nil {
+					pb.results, pb.commits, pb.err = c.decideBatch(ctx, chunk, fresh, execute)
+				}
 			}
 			select {
 			case la.results <- pb:
@@ -48,6 +54,7 @@ func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWr
 				return
 			}
 		}
+		la.complete = true
 	}()
 	return la
 }

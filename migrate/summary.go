@@ -12,24 +12,36 @@ type Summary struct {
 // Summary counts the plan's groups, entries, classes and actions. Every known class and
 // action has a key, zero or not, so a report always shows the same rows.
 func (p Plan) Summary() Summary {
-	s := Summary{Groups: len(p.Groups), ByClass: map[Class]int{}, ByAction: map[Action]int{}}
+	s := NewSummary()
+	for _, g := range p.Groups {
+		s.Add(g)
+	}
+	return s
+}
+
+// NewSummary returns the summary of no groups, with every class and action at zero.
+func NewSummary() Summary {
+	s := Summary{ByClass: map[Class]int{}, ByAction: map[Action]int{}}
 	for _, c := range Classes() {
 		s.ByClass[c] = 0
 	}
 	for _, a := range Actions() {
 		s.ByAction[a] = 0
 	}
-	for _, g := range p.Groups {
-		if len(g.Gates) > 0 {
-			s.GatedGroups++
-		}
-		for _, e := range g.Entries {
-			s.Partitions++
-			s.ByClass[e.Class]++
-			s.ByAction[e.Action]++
-		}
-	}
 	return s
+}
+
+// Add counts one more group: a streamed plan is summarized as it goes.
+func (s *Summary) Add(g GroupPlan) {
+	s.Groups++
+	if len(g.Gates) > 0 {
+		s.GatedGroups++
+	}
+	for _, e := range g.Entries {
+		s.Partitions++
+		s.ByClass[e.Class]++
+		s.ByAction[e.Action]++
+	}
 }
 
 // Safe reports whether copy may run the plan: no entry is blocked.

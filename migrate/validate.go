@@ -38,23 +38,11 @@ func actionsByClass(c Class) []Action {
 // offset that is present, not negative, not in a gated group, and not backwards unless the
 // policy says --on-conflict=zk. Errors name the group, topic and partition.
 func (p Plan) Validate() error {
-	if p.SchemaVersion != PlanSchemaVersion {
-		return fmt.Errorf("plan schema_version %d is not supported, expected %d", p.SchemaVersion, PlanSchemaVersion)
-	}
-	if err := p.Policy.Validate(); err != nil {
-		return fmt.Errorf("plan policy: %w", err)
-	}
-	if p.CreatedAt.IsZero() {
-		return fmt.Errorf("plan has no created_at")
-	}
-	if p.Retention < 0 {
-		return fmt.Errorf("plan offsets_retention %s is negative", time.Duration(p.Retention))
+	if err := p.validateHead(); err != nil {
+		return err
 	}
 	if !validFingerprint(p.Fingerprint) {
 		return fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
-	}
-	if _, err := NewFilterFromSpec(p.Filter); err != nil {
-		return fmt.Errorf("plan filter: %w", err)
 	}
 	groups := map[string]bool{}
 	for _, g := range p.Groups {
@@ -70,6 +58,47 @@ func (p Plan) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validateHead checks what Validate checks of the fields other than the groups and the
+// fingerprint: a streamed plan has them first, and the rest only at its end.
+func (p Plan) validateHead() error {
+	if p.SchemaVersion != PlanSchemaVersion {
+		return fmt.Errorf("plan schema_version %d is not supported, expected %d", p.SchemaVersion, PlanSchemaVersion)
+	}
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("plan policy: %w", err)
+	}
+	if p.CreatedAt.IsZero() {
+		return fmt.Errorf("plan has no created_at")
+	}
+	if p.Retention < 0 {
+		return fmt.Errorf("plan offsets_retention %s is negative", time.Duration(p.Retention))
+	}
+	if _, err := NewFilterFromSpec(p.Filter); err != nil {
+		return fmt.Errorf("plan filter: %w", err)
+	}
+	return nil
+}
+
+// groupOrder checks a streamed plan's groups: each valid and named after the one before, as
+// Build orders them, so a repeated group is found without remembering every name.
+type groupOrder struct {
+	policy Policy
+	prev   string
+}
+
+func (o *groupOrder) check(g GroupPlan) error {
+	switch {
+	case g.Group == "":
+		return fmt.Errorf("plan has a group with an empty name")
+	case o.prev != "" && g.Group == o.prev:
+		return fmt.Errorf("group %q appears twice in the plan", g.Group)
+	case o.prev != "" && g.Group < o.prev:
+		return fmt.Errorf("group %q comes after group %q: a plan lists its groups in name order; edited after it was saved?", g.Group, o.prev)
+	}
+	o.prev = g.Group
+	return validateGroup(g, o.policy)
 }
 
 func validateGroup(g GroupPlan, pol Policy) error {

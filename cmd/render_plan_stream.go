@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// planRenderer writes a streamed plan (migrate.PlanSink) in the chosen format as its groups
+// come, so a plan of a million partitions is never held whole: JSON is the document
+// writePlanJSON always wrote, byte for byte; CSV the same rows; the table is one table per
+// chunk of groups or tableRows rows (a small plan looks as before), the summary after the last.
+type planRenderer struct {
+	w      io.Writer
+	format string
+	head   migrate.Plan
+	json   *migrate.GroupsEncoder
+	csv    *csv.Writer
+	gated  []string // the table summary's "Group %q is gated" lines, a few words per gated group
+}
+
+func newPlanRenderer(w io.Writer, format string) *planRenderer {
+	return &planRenderer{w: w, format: format}
+}
+
+func (r *planRenderer) Head(p migrate.Plan) error {
+	r.head = p
+	switch r.format {
+	case "json":
+		r.json = migrate.NewGroupsEncoder(r.w, 1)
+		p.Groups, p.Fingerprint = []migrate.GroupPlan{}, ""
+		return r.json.Begin(planJSON{Plan: p, Summary: migrate.NewSummary(), Safe: true})
+	case "csv":
+		r.csv = csv.NewWriter(r.w)
+	}
+	return nil
+}
+
+func (r *planRenderer) Groups(gs []migrate.GroupPlan) error {
+	switch r.format {
+	case "json":
+		for _, g := range gs {
+			if err := r.json.Element(g); err != nil {
+				return fmt.Errorf("write the plan of group %q: %w", g.Group, err)
+			}
+		}
+		return nil
+	case "csv":
+		return writeCSVRows(r.csv, gs)
+	}
+	for _, g := range gs {
+		for _, gate := range g.Gates {
+			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, gate))
+		}
+	}
+	return writeTableRows(r.w, gs)
+}
+
+// End writes what follows the groups, now that the fingerprint and the counts are known.
+func (r *planRenderer) End(tail migrate.PlanTail) error {
+	p := r.head
+	p.Fingerprint = tail.Fingerprint
+	switch r.format {
+	case "json":
+		p.Groups = []migrate.GroupPlan{}
+		return r.json.End(planJSON{Plan: p, Summary: tail.Summary, Safe: tail.Safe()})
+	case "csv":
+		r.csv.Flush()
+		return r.csv.Error()
+	}
+	return writeSummary(r.w, p, tail.Summary, r.gated)
+}
+
+// writeCSVRows writes the groups' writes as group,topic,partition,offset: the file Kafka's
+// consumer-groups tool takes with --reset-offsets --from-file.
+func writeCSVRows(cw *csv.Writer, gs []migrate.GroupPlan) error {
+	for _, g := range gs {
+		for _, e := range g.Entries {
+			if e.Action != migrate.ActionWrite {
+				continue
+			}
+			if err := cw.Write([]string{g.Group, e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
+				return err
+			}
+		}
+	}
+	return cw.Error()
+}
+
+// writeTableRows lists every entry of gs that is not already equal (those are only counted):
+// a person reads what needs attention, not 100,000 identical lines. A table holds at most
+// tableRows rows before it is written: the table writer keeps every cell until then.
+func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
+	var t *tablewriter.Table
+	rows := 0
+	for _, g := range gs {
+		for _, e := range g.Entries {
+			if e.Class == migrate.ClassEqual {
+				continue
+			}
+			if t == nil {
+				t = tablewriter.NewWriter(w)
+				t.Header("group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason")
+			}
+			target := ""
+			if e.Action == migrate.ActionWrite {
+				target = strconv.FormatInt(e.Target, 10)
+			}
+			if err := t.Append(g.Group, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
+				opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason); err != nil {
+				return err
+			}
+			if rows++; rows == tableRows {
+				if err := t.Render(); err != nil {
+					return err
+				}
+				t, rows = nil, 0
+			}
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	return t.Render()
+}

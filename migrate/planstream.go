@@ -1,0 +1,217 @@
+package migrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// DefaultChunkGroups is how many groups a Planner reads and plans at a time: enough to keep
+// ZooKeeper's pipeline full, few enough that a chunk of 100-partition groups stays a few MB.
+const DefaultChunkGroups = 500
+
+// Planner computes the same plan as ReadInputs and Build, a chunk of groups at a time, so that
+// memory is bounded by the chunk size and the number of topics, not by the number of offsets.
+// The group names are listed and selected first (names alone are small); each chunk's legacy
+// groups and Kafka groups are then read together, the topics not described yet are described
+// (the descriptions are kept: they are bounded by the cluster's topics), the chunk's groups are
+// planned, handed to the sink in name order and dropped. The next chunk is read while the
+// current one is planned and handed on.
+type Planner struct {
+	Legacy LegacyStore
+	Kafka  KafkaState
+	Filter Filter
+	Policy Policy
+	// ChunkGroups is how many groups are read and planned together (0: DefaultChunkGroups).
+	ChunkGroups int
+}
+
+// PlanSink receives a streamed plan: Head once with every field known before the groups
+// (Groups and Fingerprint empty), then Groups once per chunk, in name order across chunks.
+type PlanSink interface {
+	Head(p Plan) error
+	Groups(gs []GroupPlan) error
+}
+
+// PlanTail is what a streamed plan knows only at its end.
+type PlanTail struct {
+	Fingerprint string
+	Summary     Summary
+}
+
+// Safe reports whether copy may run the plan: no entry is blocked (as Plan.Safe).
+func (t PlanTail) Safe() bool { return t.Summary.ByAction[ActionBlock] == 0 }
+
+// Stream plans every selected group and hands the plan to sink. The fingerprint is computed as
+// the groups go and equals Fingerprint over the same inputs read at once, so plan files saved
+// by either path check against each other. Any error stops the stream: what the sink got so
+// far is then not a plan and must not be kept as one.
+func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (PlanTail, error) {
+	if err := pl.Policy.Validate(); err != nil {
+		return PlanTail{}, err
+	}
+	all, err := pl.Legacy.ListGroups(ctx)
+	if err != nil {
+		return PlanTail{}, fmt.Errorf("list legacy groups: %w", err)
+	}
+	names, err := selectGroups(all, pl.Filter)
+	if err != nil {
+		return PlanTail{}, err
+	}
+	all = nil // the selection is all that is needed from here
+	retention, err := pl.Kafka.OffsetsRetention(ctx)
+	if err != nil {
+		return PlanTail{}, fmt.Errorf("read offsets retention from kafka: %w", err)
+	}
+	head := Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: now.UTC(), Policy: pl.Policy,
+		Retention: Duration(retention), Filter: pl.Filter.Spec(), Groups: []GroupPlan{}}
+	if err := sink.Head(head); err != nil {
+		return PlanTail{}, err
+	}
+	fp := newFingerprinter(head.Filter)
+	sum := NewSummary()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks := pl.readAhead(rctx, names)
+	defer func() {
+		cancel()
+		for range chunks { // no store call outlives Stream
+		}
+	}()
+	for c := range chunks {
+		if c.err != nil {
+			return PlanTail{}, c.err
+		}
+		gps := make([]GroupPlan, 0, len(c.in.Legacy))
+		for _, g := range c.in.Legacy {
+			gp, err := buildGroup(g, c.in, pl.Policy)
+			if err != nil {
+				return PlanTail{}, err
+			}
+			fingerprintGroup(fp, g, c.in)
+			sum.Add(gp)
+			gps = append(gps, gp)
+		}
+		if len(gps) > 0 {
+			if err := sink.Groups(gps); err != nil {
+				return PlanTail{}, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return PlanTail{}, err
+	}
+	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil
+}
+
+// chunkRead is one chunk's inputs: Legacy sorted by name, Groups for each of them, Topics for
+// every topic of their valid offsets (and of earlier chunks').
+type chunkRead struct {
+	in  Inputs
+	err error
+}
+
+// readAhead reads the chunks in order in the background, one ahead of the consumer. The
+// channel ends after the last chunk or the first error.
+func (pl *Planner) readAhead(ctx context.Context, names []string) <-chan chunkRead {
+	out := make(chan chunkRead, 1)
+	size := pl.ChunkGroups
+	if size <= 0 {
+		size = DefaultChunkGroups
+	}
+	go func() {
+		defer close(out)
+		topics := map[string]TopicInfo{}
+		for chunk := range slices.Chunk(names, size) {
+			in, err := pl.readChunk(ctx, chunk, topics)
+			select {
+			case out <- chunkRead{in: in, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// readChunk reads one chunk of groups from both stores, with the completeness checks of
+// ReadInputs: a missing answer is an error, never a guess. topics is the description cache,
+// extended with the chunk's new topics.
+func (pl *Planner) readChunk(ctx context.Context, names []string, topics map[string]TopicInfo) (Inputs, error) {
+	if err := ctx.Err(); err != nil {
+		return Inputs{}, err
+	}
+	kctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type groupsRead struct {
+		m   map[string]GroupState
+		err error
+	}
+	kg := make(chan groupsRead, 1)
+	go func() {
+		m, err := pl.Kafka.Groups(kctx, names)
+		kg <- groupsRead{m, err}
+	}()
+	legacy, err := readLegacy(ctx, pl.Legacy, names, pl.Filter)
+	if err != nil {
+		cancel()
+		<-kg
+		return Inputs{}, err
+	}
+	k := <-kg
+	if k.err != nil {
+		return Inputs{}, fmt.Errorf("read %d groups from kafka (%s to %s): %w", len(names), names[0], names[len(names)-1], k.err)
+	}
+	used := legacyTopics(legacy)
+	var missing []string
+	for _, t := range used {
+		if _, ok := topics[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		// Never an empty list: a metadata request without topics means all topics.
+		got, err := pl.Kafka.Topics(ctx, missing)
+		if err != nil {
+			return Inputs{}, fmt.Errorf("describe %d topics in kafka: %w", len(missing), err)
+		}
+		for _, t := range missing {
+			ti, ok := got[t]
+			if !ok {
+				return Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
+			}
+			topics[t] = ti
+		}
+	}
+	// The chunk gets its own map of its topics: the cache is the reader's, and the next chunk's
+	// read extends it while this one is planned.
+	in := Inputs{Filter: pl.Filter.Spec(), Legacy: legacy, Topics: make(map[string]TopicInfo, len(used)),
+		Groups: make(map[string]GroupState, len(legacy))}
+	for _, t := range used {
+		in.Topics[t] = topics[t]
+	}
+	for _, g := range legacy {
+		st, ok := k.m[g.Group]
+		if !ok {
+			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
+		}
+		in.Groups[g.Group] = st
+	}
+	return in, nil
+}
+
+// newFingerprinter starts Fingerprint for a streamed plan: fingerprintGroup each group in name
+// order, then sum.
+func newFingerprinter(f FilterSpec) *fpWriter {
+	w := &fpWriter{h: sha256.New()}
+	fingerprintHead(w, f)
+	return w
+}
+
+func (w *fpWriter) sum() string { return "sha256:" + hex.EncodeToString(w.h.Sum(nil)) }

@@ -1,0 +1,210 @@
+package migrate_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+)
+
+// manyGroups returns stores with n groups of every kind a plan tells apart: written, equal,
+// kafka-ahead, gated (live legacy consumers, an active Kafka group), an invalid znode, a topic
+// Kafka lacks, and topics shared between groups (so the description cache is used).
+func manyGroups(n int) (*migratetest.LegacyStore, *migratetest.KafkaStore) {
+	legacy := migratetest.NewLegacyStore()
+	kafka := migratetest.NewKafkaStore()
+	for i := range 4 {
+		kafka.AddTopic(fmt.Sprintf("t%d", i), migrate.PartitionRange{LogStart: 0, LogEnd: 100}, migrate.PartitionRange{LogStart: 5, LogEnd: 50})
+	}
+	for i := range n {
+		g := fmt.Sprintf("g%03d", i)
+		lg := migrate.LegacyGroup{Group: g}
+		for p := range int32(2) {
+			lg.Offsets = append(lg.Offsets, off(g, fmt.Sprintf("t%d", i%4), p, int64(10+i)))
+		}
+		switch i % 6 {
+		case 1:
+			kafka.SetCommitted(g, fmt.Sprintf("t%d", i%4), 0, int64(10+i))
+		case 2:
+			kafka.SetCommitted(g, fmt.Sprintf("t%d", i%4), 1, 99)
+		case 3:
+			lg.LiveConsumers = []string{"c-" + g}
+		case 4:
+			kafka.SetGroup(g, "Stable", 2)
+		case 5:
+			bad := off(g, "t0", 7, 0)
+			bad.Invalid = "sentinel -1"
+			lg.Offsets = append(lg.Offsets, bad, off(g, "missing-topic", 0, 3))
+		}
+		legacy.SetGroup(lg)
+	}
+	return legacy, kafka
+}
+
+// collectSink keeps what a streamed plan hands over and how.
+type collectSink struct {
+	head   migrate.Plan
+	heads  int
+	chunks []int
+	groups []migrate.GroupPlan
+}
+
+func (s *collectSink) Head(p migrate.Plan) error { s.head = p; s.heads++; return nil }
+func (s *collectSink) Groups(gs []migrate.GroupPlan) error {
+	s.chunks = append(s.chunks, len(gs))
+	s.groups = append(s.groups, gs...)
+	return nil
+}
+
+// TestPlannerMatchesBuild: the streamed plan is Build's plan over ReadInputs, with the same
+// fingerprint and summary, at every chunk boundary (0, 1, chunk-1, chunk, chunk+1 groups and
+// more), with and without a topic filter that drops groups.
+func TestPlannerMatchesBuild(t *testing.T) {
+	const chunk = 4
+	for _, n := range []int{0, 1, chunk - 1, chunk, chunk + 1, 3*chunk + 2} {
+		for _, topicRe := range []string{"", "^t[01]$"} {
+			t.Run(fmt.Sprintf("groups=%d/topics=%q", n, topicRe), func(t *testing.T) {
+				legacy, kafka := manyGroups(n)
+				f, err := migrate.NewFilter(nil, "", topicRe, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				in, err := migrate.ReadInputs(t.Context(), legacy, kafka, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := mustBuild(t, in, migrate.DefaultPolicy())
+				sink := &collectSink{}
+				pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy(), ChunkGroups: chunk}
+				tail, err := pl.Stream(t.Context(), testNow, sink)
+				if err != nil {
+					t.Fatalf("Stream: %v", err)
+				}
+				if tail.Fingerprint != want.Fingerprint || tail.Fingerprint != migrate.Fingerprint(in) {
+					t.Errorf("fingerprint %s, Build's %s", tail.Fingerprint, want.Fingerprint)
+				}
+				if !reflect.DeepEqual(tail.Summary, want.Summary()) || tail.Safe() != want.Safe() {
+					t.Errorf("summary %+v safe %v, Build's %+v safe %v", tail.Summary, tail.Safe(), want.Summary(), want.Safe())
+				}
+				got := sink.head
+				got.Groups, got.Fingerprint = sink.groups, tail.Fingerprint
+				if got.Groups == nil {
+					got.Groups = []migrate.GroupPlan{}
+				}
+				if sink.heads != 1 || !reflect.DeepEqual(got, want) {
+					t.Fatalf("streamed plan (%d heads):\n%+v\nBuild:\n%+v", sink.heads, got, want)
+				}
+				for _, c := range sink.chunks {
+					if c < 1 || c > chunk {
+						t.Errorf("a chunk of %d groups, want 1..%d: %v", c, chunk, sink.chunks)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPlannerStopsOnLateError: a read failing in a late chunk is an error, with no tail.
+func TestPlannerStopsOnLateError(t *testing.T) {
+	legacy, kafka := manyGroups(10)
+	legacy.FailRead("g009", errors.New("connection loss"))
+	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy(), ChunkGroups: 3}
+	sink := &collectSink{}
+	tail, err := pl.Stream(t.Context(), testNow, sink)
+	if err == nil || !strings.Contains(err.Error(), "connection loss") || tail.Fingerprint != "" {
+		t.Fatalf("Stream = %+v, %v; want the read error and no tail", tail, err)
+	}
+	if len(sink.groups) > 9 {
+		t.Errorf("%d groups handed over, but g009 was never read", len(sink.groups))
+	}
+}
+
+// TestPlanFileWriterSameBytes: a plan file written group by group is byte for byte EncodePlan's.
+func TestPlanFileWriterSameBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 7} {
+		legacy, kafka := manyGroups(n)
+		in, err := migrate.ReadInputs(t.Context(), legacy, kafka, migrate.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := mustBuild(t, in, migrate.DefaultPolicy())
+		var want bytes.Buffer
+		if err := migrate.EncodePlan(&want, plan); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "plan.json")
+		w, err := migrate.CreatePlanFile(path, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range plan.Groups { // one group at a time, the way a stream hands them over
+			if err := w.Groups(plan.Groups[i : i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the plan file exists before Commit: %v", err)
+		}
+		if err := w.Commit(plan.Fingerprint); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%d groups: streamed file differs from EncodePlan:\n%s\nwant:\n%s", n, got, want.Bytes())
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".plan.json.tmp-*")); len(left) > 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+	}
+}
+
+// TestPlanFileWriterRefuses: groups out of order or repeated, a bad fingerprint: no file.
+func TestPlanFileWriterRefuses(t *testing.T) {
+	legacy, kafka := manyGroups(3)
+	in, err := migrate.ReadInputs(t.Context(), legacy, kafka, migrate.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	g := plan.Groups
+	for name, tc := range map[string]struct {
+		groups []migrate.GroupPlan
+		fp     string
+		want   string
+	}{
+		"out of order": {[]migrate.GroupPlan{g[1], g[0]}, plan.Fingerprint, "name order"},
+		"repeated":     {[]migrate.GroupPlan{g[0], g[0]}, plan.Fingerprint, "twice"},
+		"fingerprint":  {g, "sha256:nope", "fingerprint"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "plan.json")
+			w, err := migrate.CreatePlanFile(path, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = w.Groups(tc.groups)
+			if err == nil {
+				err = w.Commit(tc.fp)
+			} else if aerr := w.Abort(); aerr != nil {
+				t.Fatal(aerr)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error about %q", err, tc.want)
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Fatalf("files left after a refused plan: %v", left)
+			}
+		})
+	}
+}
