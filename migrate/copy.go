@@ -121,7 +121,7 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), err)
 		}
-		pb, ok := <-ahead.results
+		pb, ok := ahead.next()
 		if !ok {
 			return res, fmt.Errorf("copy stopped after %d of %d groups: %w", groupsDone, len(writes), context.Cause(ctx))
 		}
@@ -132,7 +132,7 @@ func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, 
 		}
 		err := pb.err
 		if err == nil && execute {
-			err = c.writeBatch(ctx, chunk, pb.results, pb.commits)
+			err = c.writeBatch(ctx, pb, ahead)
 		}
 		res.Groups = append(res.Groups, pb.results...)
 		groupsDone += len(chunk)
@@ -179,18 +179,23 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 // readBackTimeout bounds the read-back of a batch whose commits were sent before a stop.
 const readBackTimeout = 10 * time.Second
 
-// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back.
-func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
+// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back;
+// the read-back also gates the batch after it (readBackGating).
+func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead) error {
+	results, commits := pb.results, pb.commits
 	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
 		return nil // nothing to commit, nothing to read back
 	}
 	// The batch was re-checked while the one before it was committed: a consumer may have
-	// committed or registered since, so its gates are read again just before the commits.
-	if err := c.gateBatch(ctx, chunk, results, commits); err != nil {
-		settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
-		return err
+	// committed or registered since, so its gates are read again just before the commits,
+	// unless the previous batch's read-back just did.
+	if !pb.gated {
+		if err := c.gateBatch(ctx, results, commits); err != nil {
+			settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
+			return err
+		}
 	}
-	c.commitAll(ctx, chunk, results, commits)
+	c.commitAll(ctx, results, commits)
 	if !hasStatus(results, statusCommitted) {
 		return nil // nothing accepted: nothing to read back
 	}
@@ -198,7 +203,7 @@ func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []
 	// as written rather than failed; the read-back is bounded since ctx no longer is.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
-	if err := c.readBack(rctx, groupNames(chunk), results); err != nil {
+	if err := c.readBackGating(ctx, rctx, results, ahead); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
 		return err
 	}
@@ -262,10 +267,10 @@ func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string,
 	return gr, commits
 }
 
-func (c *Copier) commitAll(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) {
+func (c *Copier) commitAll(ctx context.Context, results []GroupResult, commits [][]Commit) {
 	sem := make(chan struct{}, max(c.Parallel, 1))
 	var wg sync.WaitGroup
-	for i := range chunk {
+	for i := range results {
 		if len(commits[i]) == 0 {
 			continue
 		}
@@ -274,7 +279,7 @@ func (c *Copier) commitAll(ctx context.Context, chunk []GroupWrites, results []G
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs, err := c.Committer.Commit(ctx, chunk[i].Group, commits[i])
+			errs, err := c.Committer.Commit(ctx, results[i].Group, commits[i])
 			applyCommit(&results[i], errs, err)
 		}(i)
 	}
@@ -320,11 +325,18 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 
 // readBack fetches the batch's committed offsets and marks each committed partition written
 // only when Kafka returns exactly the target.
-func (c *Copier) readBack(ctx context.Context, groups []string, results []GroupResult) error {
-	states, err := c.Kafka.Groups(ctx, groups)
+func (c *Copier) readBack(ctx context.Context, results []GroupResult) error {
+	states, err := c.Kafka.Groups(ctx, groupNamesOf(results))
 	if err != nil {
 		return fmt.Errorf("read back the batch's commits: %w", err)
 	}
+	applyReadBack(results, states)
+	return nil
+}
+
+// applyReadBack marks each committed partition of results written when states holds exactly
+// its target, failed otherwise.
+func applyReadBack(results []GroupResult, states map[string]GroupState) {
 	for i := range results {
 		st := states[results[i].Group]
 		for j := range results[i].Partitions {
@@ -345,5 +357,4 @@ func (c *Copier) readBack(ctx context.Context, groups []string, results []GroupR
 			}
 		}
 	}
-	return nil
 }

@@ -10,29 +10,63 @@ import (
 )
 
 // prepared is one batch made ready ahead of the writer: re-checked, decided and, when
-// executing, backed up. results is nil when the re-check failed.
+// executing, backed up. results is nil when the re-check failed. gated says the gate just
+// before the commit was already read and applied, folded into the previous batch's read-back
+// (see readBackGating).
 type prepared struct {
 	results []GroupResult
 	commits [][]Commit
 	err     error
+	gated   bool
 }
 
 // lookahead prepares the batches in order, one ahead of the writer: results is unbuffered, so
 // batch k+1 is prepared while batch k is written, and k+2 starts only once k+1 was taken.
+// The writer may take batch k+1 early, while it still finishes batch k (takeEarly); next then
+// hands out that same batch. Both run on the writer's goroutine only.
 type lookahead struct {
-	results chan prepared
+	results chan *prepared
 	cancel  context.CancelFunc
 	done    chan struct{}
+
+	early   *prepared // taken by takeEarly, not yet handed out by next
+	hasNext bool      // early holds the next batch (nil: the look-ahead had stopped)
+}
+
+// next returns the next batch to write; false when the look-ahead stopped.
+func (la *lookahead) next() (*prepared, bool) {
+	if la.hasNext {
+		pb := la.early
+		la.early, la.hasNext = nil, false
+		return pb, pb != nil
+	}
+	pb, ok := <-la.results
+	return pb, ok
+}
+
+// takeEarly waits for the batch after the one being written and keeps it for next. It returns
+// nil when there is none, it failed, or ctx ended (the run stops at the batch boundary then).
+func (la *lookahead) takeEarly(ctx context.Context) *prepared {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if !la.hasNext {
+		la.early, la.hasNext = <-la.results, true
+	}
+	if la.early == nil || la.early.err != nil || ctx.Err() != nil {
+		return nil
+	}
+	return la.early
 }
 
 func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites, execute bool) *lookahead {
 	ctx, cancel := context.WithCancel(ctx)
-	la := &lookahead{results: make(chan prepared), cancel: cancel, done: make(chan struct{})}
+	la := &lookahead{results: make(chan *prepared), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(la.done)
 		defer close(la.results)
 		for _, chunk := range chunks {
-			var pb prepared
+			pb := &prepared{}
 			fresh, err := c.recheck(ctx, plan, chunk)
 			if err != nil {
 				pb.err = err
@@ -187,18 +221,9 @@ func plannedOffsets(w GroupWrites, adj int64) []LegacyOffset {
 }
 
 // gateBatch reads the batch's gates again just before its commits: the Kafka group state and
-// commits (one Groups call) and the legacy liveness registrations. It blocks every pending
-// partition whose group is now live or active, or whose Kafka commit is no longer the Before
-// the decision and the backup saw, and drops its commit. Its record stays in the backup, which
-// is harmless: restore puts a record back only where Kafka holds its Target, so an uncommitted
-// one is refused there as moved since the copy.
-func (c *Copier) gateBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
-	var names []string
-	for i := range chunk {
-		if len(commits[i]) > 0 {
-			names = append(names, chunk[i].Group)
-		}
-	}
+// commits (one Groups call) and the legacy liveness registrations, then applies them (applyGate).
+func (c *Copier) gateBatch(ctx context.Context, results []GroupResult, commits [][]Commit) error {
+	names := gatedNames(results, commits)
 	var states map[string]GroupState
 	var live map[string][]string
 	var errs [2]error
@@ -215,15 +240,37 @@ func (c *Copier) gateBatch(ctx context.Context, chunk []GroupWrites, results []G
 	if err := errors.Join(errs[:]...); err != nil {
 		return fmt.Errorf("re-check just before the commit: %w", err)
 	}
+	return applyGate(results, commits, states, live)
+}
+
+// gatedNames lists the groups of a batch that have commits to make: the ones its gate reads.
+func gatedNames(results []GroupResult, commits [][]Commit) []string {
+	var names []string
+	for i := range results {
+		if len(commits[i]) > 0 {
+			names = append(names, results[i].Group)
+		}
+	}
+	return names
+}
+
+// applyGate blocks every pending partition whose group is now live or active, or whose Kafka
+// commit is no longer the Before the decision and the backup saw, and drops its commit. Every
+// group with commits must have an answer in states, else nothing is changed. A blocked
+// partition's record stays in the backup, which is harmless: restore puts a record back only
+// where Kafka holds its Target, so an uncommitted one is refused there as moved since the copy.
+func applyGate(results []GroupResult, commits [][]Commit, states map[string]GroupState, live map[string][]string) error {
+	for _, g := range gatedNames(results, commits) {
+		if _, ok := states[g]; !ok {
+			return fmt.Errorf("re-check just before the commit: read group %q from kafka: no answer for it", g)
+		}
+	}
 	for i := range results {
 		if len(commits[i]) == 0 {
 			continue
 		}
 		g := results[i].Group
-		st, ok := states[g]
-		if !ok {
-			return fmt.Errorf("re-check just before the commit: read group %q from kafka: no answer for it", g)
-		}
+		st := states[g]
 		blocked := map[TopicPartition]bool{}
 		for j := range results[i].Partitions {
 			p := &results[i].Partitions[j]
