@@ -322,39 +322,3 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 		}
 	}
 }
-
-// readBack fetches the batch's committed offsets and marks each committed partition written
-// only when Kafka returns exactly the target.
-func (c *Copier) readBack(ctx context.Context, results []GroupResult) error {
-	states, err := c.Kafka.Groups(ctx, groupNamesOf(results))
-	if err != nil {
-		return fmt.Errorf("read back the batch's commits: %w", err)
-	}
-	applyReadBack(results, states)
-	return nil
-}
-
-// applyReadBack marks each committed partition of results written when states holds exactly
-// its target, failed otherwise.
-func applyReadBack(results []GroupResult, states map[string]GroupState) {
-	for i := range results {
-		st := states[results[i].Group]
-		for j := range results[i].Partitions {
-			p := &results[i].Partitions[j]
-			if p.Status != statusCommitted {
-				continue
-			}
-			got, ok := st.Committed[TopicPartition{p.Topic, p.Partition}]
-			switch {
-			case !ok:
-				p.Status, p.Reason = StatusFailed, "read back: Kafka has no commit"
-			case got != p.Target:
-				p.ReadBack = &got
-				p.Status, p.Reason = StatusFailed, fmt.Sprintf("read back %d, expected %d", got, p.Target)
-			default:
-				p.ReadBack = &got
-				p.Status = StatusWritten
-			}
-		}
-	}
-}
