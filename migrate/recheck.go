@@ -21,7 +21,8 @@ type prepared struct {
 }
 
 // lookahead prepares the batches in order, one ahead of the writer: results is unbuffered, so
-// batch k+1 is prepared while batch k is written, and k+2 starts only once k+1 was taken.
+// batch k+1 is decided and backed up while batch k is written, and k+2 only once k+1 was
+// taken (k+2's re-check may already run then; see prepareAhead).
 // The writer may take batch k+1 early, while it still finishes batch k (takeEarly); next then
 // hands out that same batch. Both run on the writer's goroutine only.
 type lookahead struct {
@@ -62,16 +63,39 @@ func (la *lookahead) takeEarly(ctx context.Context) *prepared {
 func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWrites, execute bool) *lookahead {
 	ctx, cancel := context.WithCancel(ctx)
 	la := &lookahead{results: make(chan *prepared), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(la.done)
-		defer close(la.results)
+	// Two stages, so that a batch's reads overlap the batch before's decision and backup (CPU
+	// and an fsync) as well as the commits of the one before that: measured on a 100k-offset
+	// copy, re-check and decide+backup took similar times, and their sum exceeded the writer's.
+	// The re-check may thus run two batches ahead of the writer; the gate just before each
+	// commit still reads what changed since.
+	type rechecked struct {
+		chunk []GroupWrites
+		fresh map[string]GroupPlan
+		err   error
+	}
+	fresh := make(chan rechecked)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(fresh)
 		for _, chunk := range chunks {
-			pb := &prepared{}
-			fresh, err := c.recheck(ctx, plan, chunk)
-			if err != nil {
-				pb.err = err
-			} else {
-				pb.results, pb.commits, pb.err = c.decideBatch(ctx, chunk, fresh, execute)
+			r := rechecked{chunk: chunk}
+			r.fresh, r.err = c.recheck(ctx, plan, chunk)
+			select {
+			case fresh <- r:
+			case <-ctx.Done():
+				return
+			}
+			if r.err != nil {
+				return
+			}
+		}
+	})
+	wg.Go(func() {
+		defer close(la.results)
+		for r := range fresh {
+			pb := &prepared{err: r.err}
+			if r.err == nil {
+				pb.results, pb.commits, pb.err = c.decideBatch(ctx, r.chunk, r.fresh, execute)
 			}
 			select {
 			case la.results <- pb:
@@ -82,6 +106,10 @@ func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks [][]GroupWr
 				return
 			}
 		}
+	})
+	go func() {
+		wg.Wait()
+		close(la.done)
 	}()
 	return la
 }
