@@ -60,6 +60,11 @@ func benchPlan(b *testing.B, n int) {
 	f := newFixture(b, n)
 	paths := f.offsetPaths()
 	var serialRate, rawRate, planRate float64
+	// ZooKeeper requests per pass: raw only gets the offsets; plan (as the serial reader) also
+	// lists /consumers, each group's offsets/, ids/ and owners/, and each topic's partitions.
+	rawReqs := n
+	planReqs := 1 + 3*f.spec.Groups + f.spec.Groups*topicsPerGroup + n
+	var rawCPU, planCPU time.Duration
 
 	b.Run("serial", func(b *testing.B) {
 		c, err := dialZK(f.stack.ZK, nil)
@@ -92,11 +97,14 @@ func benchPlan(b *testing.B, n int) {
 		}
 		defer closePool(conns)
 		runtime.GC()
+		cpu0 := cpuTime(b)
 		for b.Loop() {
 			if err := rawFetch(conns, best.inflight, paths); err != nil {
 				b.Fatal(err)
 			}
 		}
+		rawCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
+		b.ReportMetric(float64(rawCPU.Microseconds())/float64(rawReqs), "cpu-us/req")
 		rawRate = rate(b, n)
 	})
 
@@ -105,16 +113,23 @@ func benchPlan(b *testing.B, n int) {
 		legacy, kafka := openAdapters(b, f)
 		b.ReportAllocs()
 		runtime.GC()
+		cpu0 := cpuTime(b)
 		for b.Loop() {
 			plan := readPlan(b, ctx, legacy, kafka)
 			checkAllWrites(b, plan, n)
 		}
+		// All of plan's CPU (Kafka client and Build included) over its ZooKeeper requests.
+		planCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
+		b.ReportMetric(float64(planCPU.Microseconds())/float64(planReqs), "cpu-us/req")
 		planRate = rate(b, n)
 	})
 
 	if serialRate > 0 && rawRate > 0 && planRate > 0 {
 		b.Logf("RATIOS plan offsets=%d: plan/serial speed %.2fx (target >= 4), plan time/raw time %.2f (target <= 1.25); raw pool conns=%d inflight=%d coalesce=%v",
 			n, planRate/serialRate, rawRate/planRate, best.conns, best.inflight, best.coalesce)
+		b.Logf("COST plan offsets=%d: zookeeper requests plan/raw %d/%d = %.3f; client CPU per pass plan/raw %s/%s = %.2f (%.1f / %.1f us per request)",
+			n, planReqs, rawReqs, float64(planReqs)/float64(rawReqs), planCPU.Round(time.Millisecond), rawCPU.Round(time.Millisecond),
+			planCPU.Seconds()/rawCPU.Seconds(), float64(planCPU.Microseconds())/float64(planReqs), float64(rawCPU.Microseconds())/float64(rawReqs))
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -25,14 +27,27 @@ type Committed struct {
 // Groups implements migrate.KafkaState: the coordinator's state and member count of each
 // group (DescribeGroups, one request per coordinator) and its committed offsets
 // (FetchCommittedMany: many groups per OffsetFetch on Kafka 3.0+, one per group before).
+//
+// The two reads run at once: each is a round trip to the coordinators, and copy makes three
+// such reads per batch on its critical path. Neither answer is a snapshot of the other's
+// moment whichever goes first, so the order gave no guarantee to lose: a group that becomes
+// active after its DescribeGroups answer is refused admin commits by the coordinator itself.
 func (c *Client) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	names := uniqueSorted(groups)
-	states, err := c.describeGroups(ctx, names)
-	if err != nil {
-		return nil, err
-	}
-	committed, err := c.FetchCommittedMany(ctx, names)
-	if err != nil {
+	var (
+		states    map[string]migrate.GroupState
+		committed map[string]map[migrate.TopicPartition]Committed
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		states, err = c.describeGroups(gctx, names)
+		return err
+	})
+	g.Go(func() (err error) {
+		committed, err = c.FetchCommittedMany(gctx, names)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	for _, g := range names {

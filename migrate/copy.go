@@ -117,18 +117,23 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 // readBackTimeout bounds the read-back of a batch whose commits were sent before a stop.
 const readBackTimeout = 10 * time.Second
 
-// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back.
-func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) error {
+// writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back;
+// the read-back also gates the batch after it (readBackGating).
+func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead) error {
+	results, commits := pb.results, pb.commits
 	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
 		return nil // nothing to commit, nothing to read back
 	}
 	// The batch was re-checked while the one before it was committed: a consumer may have
-	// committed or registered since, so its gates are read again just before the commits.
-	if err := c.gateBatch(ctx, chunk, results, commits); err != nil {
-		settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
-		return err
+	// committed or registered since, so its gates are read again just before the commits,
+	// unless the previous batch's read-back just did.
+	if !pb.gated {
+		if err := c.gateBatch(ctx, results, commits); err != nil {
+			settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
+			return err
+		}
 	}
-	c.commitAll(ctx, chunk, results, commits)
+	c.commitAll(ctx, results, commits)
 	if !hasStatus(results, statusCommitted) {
 		return nil // nothing accepted: nothing to read back
 	}
@@ -136,7 +141,7 @@ func (c *Copier) writeBatch(ctx context.Context, chunk []GroupWrites, results []
 	// as written rather than failed; the read-back is bounded since ctx no longer is.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
-	if err := c.readBack(rctx, groupNames(chunk), results); err != nil {
+	if err := c.readBackGating(ctx, rctx, results, ahead); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
 		return err
 	}
@@ -200,10 +205,10 @@ func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string,
 	return gr, commits
 }
 
-func (c *Copier) commitAll(ctx context.Context, chunk []GroupWrites, results []GroupResult, commits [][]Commit) {
+func (c *Copier) commitAll(ctx context.Context, results []GroupResult, commits [][]Commit) {
 	sem := make(chan struct{}, max(c.Parallel, 1))
 	var wg sync.WaitGroup
-	for i := range chunk {
+	for i := range results {
 		if len(commits[i]) == 0 {
 			continue
 		}
@@ -212,7 +217,7 @@ func (c *Copier) commitAll(ctx context.Context, chunk []GroupWrites, results []G
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs, err := c.Committer.Commit(ctx, chunk[i].Group, commits[i])
+			errs, err := c.Committer.Commit(ctx, results[i].Group, commits[i])
 			applyCommit(&results[i], errs, err)
 		}(i)
 	}
@@ -254,34 +259,4 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 			p.Status = statusCommitted
 		}
 	}
-}
-
-// readBack fetches the batch's committed offsets and marks each committed partition written
-// only when Kafka returns exactly the target.
-func (c *Copier) readBack(ctx context.Context, groups []string, results []GroupResult) error {
-	states, err := c.Kafka.Groups(ctx, groups)
-	if err != nil {
-		return fmt.Errorf("read back the batch's commits: %w", err)
-	}
-	for i := range results {
-		st := states[results[i].Group]
-		for j := range results[i].Partitions {
-			p := &results[i].Partitions[j]
-			if p.Status != statusCommitted {
-				continue
-			}
-			got, ok := st.Committed[TopicPartition{p.Topic, p.Partition}]
-			switch {
-			case !ok:
-				p.Status, p.Reason = StatusFailed, "read back: Kafka has no commit"
-			case got != p.Target:
-				p.ReadBack = &got
-				p.Status, p.Reason = StatusFailed, fmt.Sprintf("read back %d, expected %d", got, p.Target)
-			default:
-				p.ReadBack = &got
-				p.Status = StatusWritten
-			}
-		}
-	}
-	return nil
 }

@@ -58,12 +58,12 @@ func (c *Copier) Stream(ctx context.Context, head Plan, groups iter.Seq2[[]Group
 	for {
 		if err := ctx.Err(); err != nil {
 			// Stopped after a batch: it ends the copy unless that batch was the last one.
-			if _, more := <-ahead.results; !more && ahead.complete {
+			if ahead.exhausted() {
 				return nil
 			}
 			return stopped(err)
 		}
-		pb, ok := <-ahead.results
+		pb, ok := ahead.next()
 		if !ok {
 			if ahead.complete {
 				return nil
@@ -77,7 +77,7 @@ func (c *Copier) Stream(ctx context.Context, head Plan, groups iter.Seq2[[]Group
 		}
 		err := pb.err
 		if err == nil && execute {
-			err = c.writeBatch(ctx, pb.chunk, pb.results, pb.commits)
+			err = c.writeBatch(ctx, pb, ahead)
 		}
 		for _, g := range pb.results {
 			if serr := sink(g); serr != nil && err == nil {

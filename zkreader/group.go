@@ -16,64 +16,90 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// readGroup reads one group in three pipelined rounds: the group's offsets/ids/owners
-// children, then the children of every topic under offsets/ and owners/, then every partition
-// znode. Missing znodes are absent, denied ones are reported in the result.
+// readGroup reads one group's offsets and liveness as one tree of pipelined requests: the
+// group's offsets/, ids/ and owners/ listings; as each answers, the listing of each of its
+// topics; as each of those answers, a Get of each partition znode. No request waits for a
+// sibling's answer: three rounds with a barrier after each (all listings, then all topic
+// listings, then the Gets) left the pipeline half empty at every barrier and read a 10k-offset
+// tree 1.8x slower than the bare Gets on the same pool (zkreader BenchmarkRead, 2-core box).
+// Missing znodes are absent, denied ones are reported in the result.
 func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGroup, error) {
 	g := &groupRead{group: group, base: r.path("/consumers/" + group)}
-	lists := []string{g.base + "/offsets", g.base + "/ids", g.base + "/owners"}
-	kids, err := r.children(ctx, group, lists)
-	if err != nil {
-		return migrate.LegacyGroup{}, err
-	}
-	offsetTopics, ids, ownerTopics := kids[0], kids[1], kids[2]
-	g.deniedList(lists[0], "", kids[0])
-	g.liveList("ids", ids)
-	g.liveList("owners", ownerTopics)
-
-	var dirs []string
-	for _, t := range offsetTopics.names {
-		dirs = append(dirs, lists[0]+"/"+t)
-	}
-	for _, t := range ownerTopics.names {
-		dirs = append(dirs, lists[2]+"/"+t)
-	}
-	dkids, err := r.children(ctx, group, dirs)
-	if err != nil {
-		return migrate.LegacyGroup{}, err
-	}
-	var znodes []znode
-	for i, d := range dkids {
-		if i < len(offsetTopics.names) {
-			t := offsetTopics.names[i]
-			g.deniedList(dirs[i], t, d)
-			for _, p := range d.names {
-				znodes = append(znodes, znode{path: dirs[i] + "/" + p, topic: t, child: p})
+	p := r.newPipe(ctx)
+	list := func(path string, then func(listing) error) {
+		p.run(func(c *zk.Conn) (func() error, error) {
+			l, err := listChildren(c, group, path)
+			if err != nil {
+				return nil, err
 			}
-			continue
-		}
-		t := ownerTopics.names[i-len(offsetTopics.names)]
-		g.liveList("owners/"+t, d)
-		for _, p := range d.names {
-			znodes = append(znodes, znode{path: dirs[i] + "/" + p, topic: t, child: p, owner: true})
-		}
+			return func() error { return then(l) }, nil
+		})
 	}
-	err = r.fanOut(ctx, len(znodes), func(c *zk.Conn, i int) error {
-		z := znodes[i]
-		data, stat, err := c.Get(z.path)
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-			return nil // deleted since it was listed: simply absent
-		case err != nil && !errors.Is(err, zk.ErrNoAuth):
-			return fmt.Errorf("read group %q: get %s: %w", group, z.path, err)
+	get := func(z znode) {
+		p.run(func(c *zk.Conn) (func() error, error) {
+			data, stat, err := c.Get(z.path)
+			switch {
+			case errors.Is(err, zk.ErrNoNode):
+				return nil, nil // deleted since it was listed: simply absent
+			case err != nil && !errors.Is(err, zk.ErrNoAuth):
+				return nil, fmt.Errorf("read group %q: get %s: %w", group, z.path, err)
+			}
+			g.add(z, data, stat, err)
+			return nil, nil
+		})
+	}
+	offsets, owners := g.base+"/offsets", g.base+"/owners"
+	list(offsets, func(l listing) error {
+		g.deniedList(offsets, "", l)
+		for _, t := range l.names {
+			dir := offsets + "/" + t
+			list(dir, func(d listing) error {
+				g.deniedList(dir, t, d)
+				for _, part := range d.names {
+					get(znode{path: dir + "/" + part, topic: t, child: part})
+				}
+				return nil
+			})
 		}
-		g.add(z, data, stat, err)
 		return nil
 	})
-	if err != nil {
+	list(g.base+"/ids", func(l listing) error {
+		g.liveList("ids", l)
+		return nil
+	})
+	list(owners, func(l listing) error {
+		g.liveList("owners", l)
+		for _, t := range l.names {
+			dir := owners + "/" + t
+			list(dir, func(d listing) error {
+				g.liveList("owners/"+t, d)
+				for _, part := range d.names {
+					get(znode{path: dir + "/" + part, topic: t, child: part, owner: true})
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err := p.wait(); err != nil {
 		return migrate.LegacyGroup{}, err
 	}
 	return g.result(), nil
+}
+
+// listChildren lists one path: a missing path has no children, a denied one is marked.
+func listChildren(c *zk.Conn, group, path string) (listing, error) {
+	names, _, err := c.Children(path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return listing{}, nil
+	case errors.Is(err, zk.ErrNoAuth):
+		return listing{denied: true}, nil
+	case err != nil:
+		return listing{}, fmt.Errorf("read group %q: list %s: %w", group, path, err)
+	}
+	slices.Sort(names)
+	return listing{names: names}, nil
 }
 
 // listing is the outcome of one getChildren: names, or denied.
@@ -86,18 +112,9 @@ type listing struct {
 func (r *Reader) children(ctx context.Context, group string, paths []string) ([]listing, error) {
 	out := make([]listing, len(paths))
 	err := r.fanOut(ctx, len(paths), func(c *zk.Conn, i int) error {
-		names, _, err := c.Children(paths[i])
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-		case errors.Is(err, zk.ErrNoAuth):
-			out[i].denied = true
-		case err != nil:
-			return fmt.Errorf("read group %q: list %s: %w", group, paths[i], err)
-		default:
-			slices.Sort(names)
-			out[i].names = names
-		}
-		return nil
+		var err error
+		out[i], err = listChildren(c, group, paths[i])
+		return err
 	})
 	return out, err
 }
@@ -122,6 +139,8 @@ func (g *groupRead) deniedList(path, topic string, l listing) {
 	if !l.denied {
 		return
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	what := "the group's topics"
 	if topic != "" {
 		what = "the topic's partitions"
@@ -135,6 +154,8 @@ func (g *groupRead) deniedList(path, topic string, l listing) {
 // liveList records the ids/<id> registrations, or a denied liveness directory: unknown
 // liveness counts as alive, so the group stays gated until someone can look.
 func (g *groupRead) liveList(rel string, l listing) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if l.denied {
 		g.live = append(g.live, rel+": "+denied)
 		return

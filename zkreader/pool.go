@@ -57,3 +57,55 @@ func (r *Reader) fanOut(ctx context.Context, n int, call func(c *zk.Conn, i int)
 	wg.Wait()
 	return first
 }
+
+// pipe runs a tree of requests in which an answer may start more requests (a listing, then the
+// Gets of what it listed), all sharing the pool's in-flight slots. The first error cancels the
+// rest and is what wait returns.
+type pipe struct {
+	r      *Reader
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	first  error
+}
+
+func (r *Reader) newPipe(ctx context.Context) *pipe {
+	ctx, cancel := context.WithCancel(ctx)
+	return &pipe{r: r, ctx: ctx, cancel: cancel}
+}
+
+func (p *pipe) fail(err error) {
+	p.once.Do(func() {
+		p.first = err
+		p.cancel()
+	})
+}
+
+// run sends one request: call runs on a connection of the pool holding one in-flight slot;
+// the then it returns, if any, runs after the slot is released and may run more requests. A
+// slot is held only while a request is outstanding, and run waits for a slot without holding
+// one, so requests never wait on each other's slots.
+func (p *pipe) run(call func(c *zk.Conn) (then func() error, err error)) {
+	if err := p.r.acquire(p.ctx); err != nil {
+		p.fail(err)
+		return
+	}
+	p.wg.Go(func() {
+		then, err := call(p.r.conn())
+		p.r.release()
+		if err == nil && then != nil {
+			err = then()
+		}
+		if err != nil {
+			p.fail(err)
+		}
+	})
+}
+
+// wait waits for every request run so far and for those they ran, and returns the first error.
+func (p *pipe) wait() error {
+	p.wg.Wait()
+	p.cancel()
+	return p.first
+}
