@@ -78,6 +78,9 @@ func TestCopyGatesTheNextBatchInTheReadBack(t *testing.T) {
 				backup := &signalBackup{watch: "g2", backedUp: make(chan struct{})}
 				store.OnCommit(func(group string) {
 					if group == "g1" && tc.atCommit != nil {
+						// After g2 was re-checked and backed up: otherwise its own re-check
+						// (two look-ahead stages may still be running it) sees the change first.
+						<-backup.backedUp
 						tc.atCommit(legacy)
 					}
 				})
