@@ -47,7 +47,7 @@ func rawSweep() []poolSetting {
 // sweepSample bounds the znodes each sweep setting reads: the rate is flat beyond a few seconds.
 const sweepSample = 50000
 
-// BenchmarkPlan measures `migrate plan` (ReadInputs + Build over the real adapters, with the
+// BenchmarkPlan measures `migrate plan` (the chunked Planner over the real adapters, with the
 // CLI's default pool) against the naive serial reader and the raw pipelined reader, over the
 // same seeded tree. Each reports offsets/s; the final log line gives the ratios of this run.
 func BenchmarkPlan(b *testing.B) {
@@ -115,8 +115,7 @@ func benchPlan(b *testing.B, n int) {
 		runtime.GC()
 		cpu0 := cpuTime(b)
 		for b.Loop() {
-			plan := readPlan(b, ctx, legacy, kafka)
-			checkAllWrites(b, plan, n)
+			streamPlan(b, ctx, legacy, kafka, n)
 		}
 		// All of plan's CPU (Kafka client and Build included) over its ZooKeeper requests.
 		planCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
@@ -194,11 +193,33 @@ func readPlan(b *testing.B, ctx context.Context, legacy migrate.LegacyStore, kaf
 	return plan
 }
 
+// streamPlan plans as `migrate plan` does (the chunked Planner, default chunk), keeping only
+// the summary, and fails unless it is n zk-only writes.
+func streamPlan(b *testing.B, ctx context.Context, legacy migrate.LegacyStore, kafka migrate.KafkaState, n int) {
+	b.Helper()
+	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy()}
+	tail, err := pl.Stream(ctx, time.Now(), discardPlan{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	checkSummary(b, tail.Summary, n)
+}
+
+// discardPlan is a migrate.PlanSink that keeps nothing: the Planner's summary is the check.
+type discardPlan struct{}
+
+func (discardPlan) Head(migrate.Plan) error          { return nil }
+func (discardPlan) Groups([]migrate.GroupPlan) error { return nil }
+
 // checkAllWrites fails unless the plan covers n partitions, every one a zk-only write: a
 // benchmark that silently planned less (or wrote nothing) would measure nothing.
 func checkAllWrites(b *testing.B, plan migrate.Plan, n int) {
 	b.Helper()
-	s := plan.Summary()
+	checkSummary(b, plan.Summary(), n)
+}
+
+func checkSummary(b *testing.B, s migrate.Summary, n int) {
+	b.Helper()
 	if s.Partitions != n || s.ByClass[migrate.ClassZKOnly] != n || s.ByAction[migrate.ActionWrite] != n {
 		b.Fatalf("plan: %s, want %d zk-only writes", summaryLine(s), n)
 	}
