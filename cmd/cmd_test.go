@@ -130,13 +130,20 @@ func TestPlanJSONSchema(t *testing.T) {
 	}
 }
 
-func TestCopyDryRunThenExecute(t *testing.T) {
-	f := fixture()
-	dir := t.TempDir()
+// savePlan runs `migrate plan --out` into dir and returns the plan file's path.
+func savePlan(t *testing.T, f fakeStores, dir string) string {
+	t.Helper()
 	planFile := filepath.Join(dir, "plan.json")
 	if _, errOut, code := run(t, f, "migrate", "plan", "--out", planFile); code != ExitOK {
 		t.Fatalf("plan exit %d: %s", code, errOut)
 	}
+	return planFile
+}
+
+func TestCopyDryRunThenExecute(t *testing.T) {
+	f := fixture()
+	dir := t.TempDir()
+	planFile := savePlan(t, f, dir)
 	out, errOut, code := run(t, f, "migrate", "copy", "--plan", planFile)
 	if code != ExitOK || !strings.Contains(out, "2 would be written") || len(f.kafka.Commits()) != 0 {
 		t.Fatalf("dry run: exit %d, %d commits\n%s\n%s", code, len(f.kafka.Commits()), out, errOut)

@@ -29,10 +29,7 @@ func chunkedFixture(n int) fakeStores {
 func TestCopyDriftInALateChunkWritesNothing(t *testing.T) {
 	f := chunkedFixture(10)
 	dir := t.TempDir()
-	planFile := filepath.Join(dir, "plan.json")
-	if _, errOut, code := run(t, f, "migrate", "plan", "--out", planFile); code != ExitOK {
-		t.Fatalf("plan exit %d: %s", code, errOut)
-	}
+	planFile := savePlan(t, f, dir)
 	f.legacy.SetOffset("g009", "t", 0, 99)
 	_, errOut, code := run(t, f, "migrate", "copy", "--plan", planFile, "--execute", "--chunk-groups", "3", "--batch-groups", "1",
 		"--backup", filepath.Join(dir, "b.jsonl"))
@@ -59,10 +56,7 @@ func TestCopyAcrossChunkBoundaries(t *testing.T) {
 				args := []string{"migrate", "copy", "--execute", "--chunk-groups", fmt.Sprint(chunk), "--batch-groups", "3",
 					"--backup", filepath.Join(dir, "b.jsonl"), "-o", "json"}
 				if saved {
-					planFile := filepath.Join(dir, "plan.json")
-					if _, errOut, code := run(t, f, "migrate", "plan", "--out", planFile); code != ExitOK {
-						t.Fatalf("plan exit %d: %s", code, errOut)
-					}
+					planFile := savePlan(t, f, dir)
 					args = append(args, "--plan", planFile)
 				}
 				out, errOut, code := run(t, f, args...)
@@ -99,10 +93,7 @@ func groupNamesOf(n int) []string {
 func TestCopySourceRefusesAChangedFile(t *testing.T) {
 	f := chunkedFixture(3)
 	dir := t.TempDir()
-	planFile := filepath.Join(dir, "plan.json")
-	if _, errOut, code := run(t, f, "migrate", "plan", "--out", planFile); code != ExitOK {
-		t.Fatalf("plan exit %d: %s", code, errOut)
-	}
+	planFile := savePlan(t, f, dir)
 	src, err := openSource(planFile)
 	if err != nil {
 		t.Fatal(err)

@@ -177,11 +177,7 @@ func TestMirrorReverseRechecksZooKeeper(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture()
-			f.m.Reverse = true
-			f.legacy.SetOffset("g", "t", 0, 100)
-			f.kafka.SetCommitted("g", "t", 0, 500)
-			f.kafka.SetGroup("g", "Empty", 0)
+			f := reverseFixture()
 			f.m.Limiter = &hookLimiter{hook: func(ctx context.Context, call int) error {
 				if call == 1 {
 					if tc.live {
@@ -217,11 +213,7 @@ func TestMirrorReverseWriteIsConditional(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture()
-			f.m.Reverse = true
-			f.legacy.SetOffset("g", "t", 0, 100)
-			f.kafka.SetCommitted("g", "t", 0, 500)
-			f.kafka.SetGroup("g", "Empty", 0)
+			f := reverseFixture()
 			if tc.during > 0 {
 				f.legacy.OnAdvance(func(string) { f.legacy.SetOffset("g", "t", 0, tc.during) })
 			}
@@ -235,4 +227,15 @@ func TestMirrorReverseWriteIsConditional(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reverseFixture is a --reverse mirror over group g whose Kafka commit of t/0 (500, an Empty
+// group) leads ZooKeeper's (100): a sync writes 500 into ZooKeeper unless something intervenes.
+func reverseFixture() *fixture {
+	f := newFixture()
+	f.m.Reverse = true
+	f.legacy.SetOffset("g", "t", 0, 100)
+	f.kafka.SetCommitted("g", "t", 0, 500)
+	f.kafka.SetGroup("g", "Empty", 0)
+	return f
 }

@@ -40,24 +40,24 @@ type lookahead struct {
 
 // next returns the next batch to write; false when the look-ahead stopped.
 func (la *lookahead) next() (*prepared, bool) {
-	if la.hasNext {
-		pb := la.early
-		la.early, la.hasNext = nil, false
-		return pb, pb != nil
-	}
-	pb, ok := <-la.results
-	return pb, ok
+	pb := la.peek()
+	la.early, la.hasNext = nil, false
+	return pb, pb != nil
 }
 
-// exhausted reports, once the run was stopped, whether every batch had already been handed
-// out: the stop then came after the last batch, and the copy is complete. It may consume a
-// batch that is then never written.
-func (la *lookahead) exhausted() bool {
+// peek receives the batch after the one being written into early, once, and returns it (nil:
+// the look-ahead had stopped).
+func (la *lookahead) peek() *prepared {
 	if !la.hasNext {
 		la.early, la.hasNext = <-la.results, true
 	}
-	return la.early == nil && la.complete
+	return la.early
 }
+
+// exhausted reports, once the run was stopped, whether every batch had already been handed
+// out: the stop then came after the last batch, and the copy is complete. It may take a batch
+// that is then never written.
+func (la *lookahead) exhausted() bool { return la.peek() == nil && la.complete }
 
 // takeEarly waits for the batch after the one being written and keeps it for next. It returns
 // nil when there is none, it failed, or ctx ended (the run stops at the batch boundary then).
@@ -65,13 +65,10 @@ func (la *lookahead) takeEarly(ctx context.Context) *prepared {
 	if ctx.Err() != nil {
 		return nil
 	}
-	if !la.hasNext {
-		la.early, la.hasNext = <-la.results, true
+	if pb := la.peek(); pb != nil && pb.err == nil && ctx.Err() == nil {
+		return pb
 	}
-	if la.early == nil || la.early.err != nil || ctx.Err() != nil {
-		return nil
-	}
-	return la.early
+	return nil
 }
 
 // prepareAhead takes the batches from chunks as it goes (a streamed plan yields them as it is

@@ -26,33 +26,12 @@ const advanceAttempts = 64
 // write of `dual-commit --reverse` (migrate.LegacyOffsetWriter); an error names the first znode
 // that failed, and other znodes of the same call may or may not have been written.
 func (r *Reader) AdvanceOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) (map[migrate.TopicPartition]string, error) {
-	if err := ValidateName(group); err != nil {
-		return nil, fmt.Errorf("advance offsets of group %q: %w", group, err)
-	}
-	dir := r.path("/consumers/" + group + "/offsets")
-	topics := map[string]bool{}
-	var tps []migrate.TopicPartition
-	for tp, off := range offsets {
-		if err := ValidateName(tp.Topic); err != nil {
-			return nil, fmt.Errorf("advance offsets of group %q: topic: %w", group, err)
-		}
-		if tp.Partition < 0 || off < 0 {
-			return nil, fmt.Errorf("advance offset of group %q %s to %d: partition and offset must not be negative", group, tp, off)
-		}
-		topics[tp.Topic] = true
-		tps = append(tps, tp)
-	}
-	var dirs []string
-	for t := range topics {
-		dirs = append(dirs, dir+"/"+t)
-	}
-	if err := r.fanOut(ctx, len(dirs), func(c *zk.Conn, i int) error {
-		return ensurePath(c, dirs[i])
-	}); err != nil {
-		return nil, fmt.Errorf("advance offsets of group %q: %w", group, err)
+	dir, tps, err := r.prepareOffsetWrites(ctx, "advance", group, offsets)
+	if err != nil {
+		return nil, err
 	}
 	why := make([]string, len(tps)) // one slot per partition: fanOut calls run concurrently
-	err := r.fanOut(ctx, len(tps), func(c *zk.Conn, i int) error {
+	err = r.fanOut(ctx, len(tps), func(c *zk.Conn, i int) error {
 		tp := tps[i]
 		p := fmt.Sprintf("%s/%s/%d", dir, tp.Topic, tp.Partition)
 		reason, err := advance(c, p, offsets[tp])

@@ -18,20 +18,38 @@ import (
 // WriteOffsets writes offsets of group into /consumers/<group>/offsets/<topic>/<partition> as
 // the Scala consumer did (ZkUtils.updatePersistentPath): persistent znodes, open ACL, data the
 // decimal offset, missing parents created. Writes are pipelined over the pool. It is for
-// seeding, tests, restore and rollback; an error names the first znode that failed, and other
+// seeding, tests and restore (dual-commit's rollback writes through AdvanceOffsets); an error names the first znode that failed, and other
 // znodes of the same call may or may not have been written.
 func (r *Reader) WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error {
+	dir, tps, err := r.prepareOffsetWrites(ctx, "write", group, offsets)
+	if err != nil {
+		return err
+	}
+	return r.fanOut(ctx, len(tps), func(c *zk.Conn, i int) error {
+		tp := tps[i]
+		p := fmt.Sprintf("%s/%s/%d", dir, tp.Topic, tp.Partition)
+		if err := upsert(c, p, []byte(strconv.FormatInt(offsets[tp], 10))); err != nil {
+			return fmt.Errorf("write offset of group %q %s: %w", group, tp, err)
+		}
+		return nil
+	})
+}
+
+// prepareOffsetWrites checks the names and values of a write of offsets into group (verb names
+// the write in errors) and creates the missing topic folders under its offsets folder. It
+// returns that folder and the partitions, in the map's order, for the per-znode writes.
+func (r *Reader) prepareOffsetWrites(ctx context.Context, verb, group string, offsets map[migrate.TopicPartition]int64) (string, []migrate.TopicPartition, error) {
 	if err := ValidateName(group); err != nil {
-		return fmt.Errorf("write offsets of group %q: %w", group, err)
+		return "", nil, fmt.Errorf("%s offsets of group %q: %w", verb, group, err)
 	}
 	topics := map[string]bool{}
 	var tps []migrate.TopicPartition
 	for tp, off := range offsets {
 		if err := ValidateName(tp.Topic); err != nil {
-			return fmt.Errorf("write offsets of group %q: topic: %w", group, err)
+			return "", nil, fmt.Errorf("%s offsets of group %q: topic: %w", verb, group, err)
 		}
 		if tp.Partition < 0 || off < 0 {
-			return fmt.Errorf("write offset %d of group %q %s: partition and offset must not be negative", off, group, tp)
+			return "", nil, fmt.Errorf("%s offset %d of group %q %s: partition and offset must not be negative", verb, off, group, tp)
 		}
 		topics[tp.Topic] = true
 		tps = append(tps, tp)
@@ -44,16 +62,9 @@ func (r *Reader) WriteOffsets(ctx context.Context, group string, offsets map[mig
 	if err := r.fanOut(ctx, len(dirs), func(c *zk.Conn, i int) error {
 		return ensurePath(c, dirs[i])
 	}); err != nil {
-		return fmt.Errorf("write offsets of group %q: %w", group, err)
+		return "", nil, fmt.Errorf("%s offsets of group %q: %w", verb, group, err)
 	}
-	return r.fanOut(ctx, len(tps), func(c *zk.Conn, i int) error {
-		tp := tps[i]
-		p := fmt.Sprintf("%s/%s/%d", dir, tp.Topic, tp.Partition)
-		if err := upsert(c, p, []byte(strconv.FormatInt(offsets[tp], 10))); err != nil {
-			return fmt.Errorf("write offset of group %q %s: %w", group, tp, err)
-		}
-		return nil
-	})
+	return dir, tps, nil
 }
 
 // upsert sets p's data, creating p when missing (its parent must exist).
