@@ -102,6 +102,7 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 	b.Run(name, func(b *testing.B) {
 		dir := b.TempDir()
 		iter := 0
+		stop := profileLoop(b, n, name)
 		for b.Loop() {
 			b.StopTimer()
 			if err := deleteGroups(sc, groups); err != nil {
@@ -133,6 +134,7 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 			}
 			b.StartTimer()
 		}
+		stop()
 		copyRate = rate(b, n)
 	})
 

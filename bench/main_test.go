@@ -10,8 +10,10 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +36,12 @@ const (
 	// EnvSerialMax bounds the offset znodes the serial reader reads (default: all), for the
 	// same reason at 1M.
 	EnvSerialMax = "ZK2KAFKA_BENCH_SERIAL_MAX"
+	// EnvCPUProfile, when set, is a file prefix: each timed loop of raw-pipelined, plan, copy
+	// and copy-gates writes a CPU profile of that loop alone to <prefix>-<size>-<name>.prof.
+	// go test's -cpuprofile also profiles the seeding and the pool sweep, which hide the cost
+	// of the code measured. (A copy loop's profile has its untimed per-iteration set-up too:
+	// DeleteGroups and a fresh plan.)
+	EnvCPUProfile = "ZK2KAFKA_BENCH_CPUPROFILE"
 )
 
 // The seeded shape: every group has 10 topics x 10 partitions of a shared pool of 10 topics.
@@ -152,6 +160,31 @@ func rate(b *testing.B, perOp int) float64 {
 	r := float64(perOp) * float64(b.N) / b.Elapsed().Seconds()
 	b.ReportMetric(r, "offsets/s")
 	return r
+}
+
+// profileLoop starts a CPU profile of one timed loop when EnvCPUProfile asks for it; the
+// returned stop ends it (a no-op otherwise). Call it after the set-up, stop it after the loop.
+func profileLoop(b *testing.B, n int, name string) (stop func()) {
+	b.Helper()
+	prefix := os.Getenv(EnvCPUProfile)
+	if prefix == "" {
+		return func() {}
+	}
+	path := fmt.Sprintf("%s-%d-%s.prof", prefix, n, name)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatalf("%s: %v", EnvCPUProfile, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatalf("%s: start the CPU profile (not with go test -cpuprofile): %v", EnvCPUProfile, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Errorf("%s: %v", path, err)
+		}
+	}
 }
 
 // sizeName names a size sub-benchmark: BenchmarkPlan/10000/serial.

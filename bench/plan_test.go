@@ -97,12 +97,14 @@ func benchPlan(b *testing.B, n int) {
 		}
 		defer closePool(conns)
 		runtime.GC()
+		stop := profileLoop(b, n, "raw")
 		cpu0 := cpuTime(b)
 		for b.Loop() {
 			if err := rawFetch(conns, best.inflight, paths); err != nil {
 				b.Fatal(err)
 			}
 		}
+		stop()
 		rawCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
 		b.ReportMetric(float64(rawCPU.Microseconds())/float64(rawReqs), "cpu-us/req")
 		rawRate = rate(b, n)
@@ -113,10 +115,12 @@ func benchPlan(b *testing.B, n int) {
 		legacy, kafka := openAdapters(b, f)
 		b.ReportAllocs()
 		runtime.GC()
+		stop := profileLoop(b, n, "plan")
 		cpu0 := cpuTime(b)
 		for b.Loop() {
 			streamPlan(b, ctx, legacy, kafka, n)
 		}
+		stop()
 		// All of plan's CPU (Kafka client and Build included) over its ZooKeeper requests.
 		planCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
 		b.ReportMetric(float64(planCPU.Microseconds())/float64(planReqs), "cpu-us/req")

@@ -130,7 +130,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.DurationVar(&g.zkSessionTimeout, "zk-session-timeout", 10*time.Second, "ZooKeeper session timeout")
 	f.StringVar(&g.zkAuth, "zk-auth", "", "ZooKeeper digest auth as digest:user:password (prefer ZK2KAFKA_ZK_AUTH or --zk-auth-file)")
 	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
-	f.IntVar(&g.zkConnections, "zk-connections", 4, "ZooKeeper connections to read over (each pipelines its requests)")
+	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
 	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")

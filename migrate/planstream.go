@@ -214,4 +214,7 @@ func newFingerprinter(f FilterSpec) *fpWriter {
 	return w
 }
 
-func (w *fpWriter) sum() string { return "sha256:" + hex.EncodeToString(w.h.Sum(nil)) }
+func (w *fpWriter) sum() string {
+	w.flush()
+	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))
+}

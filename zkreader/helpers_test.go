@@ -95,7 +95,7 @@ func (r *Reader) deleteTree(ctx context.Context, p string) error {
 	if err != nil {
 		return err
 	}
-	// Descend outside fanOut: a call must not wait for slots while it holds one.
+	// Descend outside fanOut: a call must never wait for other calls (see calls in pool.go).
 	errs := make(chan error, len(names))
 	n := 0
 	for i, k := range names {

@@ -24,9 +24,9 @@ type Reader struct {
 	chroot         string
 	groupsInFlight int
 	log            *slog.Logger
-	// sem holds one token per outstanding request, over the whole pool.
-	sem  chan struct{}
-	next atomic.Uint64
+	// calls runs every request, at most InFlight at once over the whole pool.
+	calls *calls
+	next  atomic.Uint64
 }
 
 var _ migrate.LegacyStore = (*Reader)(nil)
@@ -51,7 +51,7 @@ func prepare(cfg Config) (Config, *Reader, string, []byte, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log,
-		sem: make(chan struct{}, cfg.InFlight)}
+		calls: newCalls(cfg.InFlight)}
 	return cfg, r, scheme, auth, nil
 }
 
@@ -145,6 +145,7 @@ func (r *Reader) startSession(ctx context.Context, c *zk.Conn, s *session, schem
 
 // Close ends every session. Ephemeral znodes created through this Reader vanish with it.
 func (r *Reader) Close() {
+	r.calls.close()
 	var wg sync.WaitGroup
 	for _, c := range r.conns {
 		// go-zookeeper's Close waits up to a few seconds for the server: close in parallel.
