@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkCopy measures `migrate copy --execute` (migrate.Copier over the real adapters, CLI
-// defaults: 128 groups per batch, 8 in parallel, backup file, re-check and read-back; "copy" with
+// defaults: 128 groups per batch, 16 in parallel, backup file, re-check and read-back; "copy" with
 // the default full re-check, "copy-gates" with --recheck=gates) against a naive writer that
 // sends one OffsetCommit per partition.
 //
@@ -94,7 +94,7 @@ func naiveWrites(plan migrate.Plan, metadata func(string, migrate.Entry) string,
 }
 
 // benchCopyRun is one copy sub-benchmark: Copier.Run with the CLI's defaults (128 groups per
-// batch, 8 in parallel), the full re-check or --recheck=gates.
+// batch, 16 in parallel), the full re-check or --recheck=gates.
 func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Client, groups []string,
 	legacy *zkreader.Reader, kafka *kafkawriter.Client, metadata func(string, migrate.Entry) string) float64 {
 	ctx := context.Background()
@@ -116,7 +116,7 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 				b.Fatal(err)
 			}
 			copier := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup,
-				Metadata: metadata, BatchGroups: 128, Parallel: 8, GatesOnly: gatesOnly}
+				Metadata: metadata, BatchGroups: 128, Parallel: migrate.DefaultParallel, GatesOnly: gatesOnly}
 			runtime.GC() // start each copy from a clean heap, as the CLI does
 			b.StartTimer()
 

@@ -189,7 +189,7 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w legacyWriter, 
 }
 
 // restoreParallel bounds the groups written at once, as copy's --parallel default.
-const restoreParallel = 8
+const restoreParallel = migrate.DefaultParallel
 
 // forWrites calls write for every group with a partition to write, restoreParallel at a time
 // (each call owns its group's items), and returns those groups' names in plan order.
