@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -189,3 +190,34 @@ func profileLoop(b *testing.B, n int, name string) (stop func()) {
 
 // sizeName names a size sub-benchmark: BenchmarkPlan/10000/serial.
 func sizeName(n int) string { return strconv.Itoa(n) }
+
+// serverCPU returns the CPU time (user + system) the stack's ZooKeeper server has used so far,
+// from /proc and the pid file scripts/stack writes; ok is false when it cannot be read (another
+// system, a stack without that file). On a 2-core box the server and the client share the cores:
+// a reader's wall time follows the sum of both, so the benchmark reports both.
+func serverCPU(st *stacktest.Stack) (cpu time.Duration, ok bool) {
+	pid, err := os.ReadFile(filepath.Join(st.Dir, "zookeeper.pid"))
+	if err != nil {
+		return 0, false
+	}
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// Fields after "(comm)": state is the first, utime and stime the 12th and 13th, in ticks.
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, true
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Go
+// runs on.
+const clockTicks = 100

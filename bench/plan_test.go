@@ -65,6 +65,14 @@ func benchPlan(b *testing.B, n int) {
 	rawReqs := n
 	planReqs := 1 + 3*f.spec.Groups + f.spec.Groups*topicsPerGroup + n
 	var rawCPU, planCPU time.Duration
+	// The ZooKeeper server's CPU per pass under each reader (0: not readable).
+	var rawServer, planServer time.Duration
+	perPass := func(b *testing.B, before time.Duration, ok bool) time.Duration {
+		if now, ok2 := serverCPU(f.stack); ok && ok2 {
+			return (now - before) / time.Duration(b.N)
+		}
+		return 0
+	}
 
 	b.Run("serial", func(b *testing.B) {
 		c, err := dialZK(f.stack.ZK, nil)
@@ -98,6 +106,7 @@ func benchPlan(b *testing.B, n int) {
 		defer closePool(conns)
 		runtime.GC()
 		stop := profileLoop(b, n, "raw")
+		server0, ok := serverCPU(f.stack)
 		cpu0 := cpuTime(b)
 		for b.Loop() {
 			if err := rawFetch(conns, best.inflight, paths); err != nil {
@@ -106,6 +115,7 @@ func benchPlan(b *testing.B, n int) {
 		}
 		stop()
 		rawCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
+		rawServer = perPass(b, server0, ok)
 		b.ReportMetric(float64(rawCPU.Microseconds())/float64(rawReqs), "cpu-us/req")
 		rawRate = rate(b, n)
 	})
@@ -116,6 +126,7 @@ func benchPlan(b *testing.B, n int) {
 		b.ReportAllocs()
 		runtime.GC()
 		stop := profileLoop(b, n, "plan")
+		server0, ok := serverCPU(f.stack)
 		cpu0 := cpuTime(b)
 		for b.Loop() {
 			streamPlan(b, ctx, legacy, kafka, n)
@@ -123,6 +134,7 @@ func benchPlan(b *testing.B, n int) {
 		stop()
 		// All of plan's CPU (Kafka client and Build included) over its ZooKeeper requests.
 		planCPU = (cpuTime(b) - cpu0) / time.Duration(b.N)
+		planServer = perPass(b, server0, ok)
 		b.ReportMetric(float64(planCPU.Microseconds())/float64(planReqs), "cpu-us/req")
 		planRate = rate(b, n)
 	})
@@ -133,6 +145,11 @@ func benchPlan(b *testing.B, n int) {
 		b.Logf("COST plan offsets=%d: zookeeper requests plan/raw %d/%d = %.3f; client CPU per pass plan/raw %s/%s = %.2f (%.1f / %.1f us per request)",
 			n, planReqs, rawReqs, float64(planReqs)/float64(rawReqs), planCPU.Round(time.Millisecond), rawCPU.Round(time.Millisecond),
 			planCPU.Seconds()/rawCPU.Seconds(), float64(planCPU.Microseconds())/float64(planReqs), float64(rawCPU.Microseconds())/float64(rawReqs))
+		if planServer > 0 && rawServer > 0 {
+			b.Logf("COST plan offsets=%d: zookeeper server CPU per pass plan/raw %s/%s = %.2f (%.1f / %.1f us per request)",
+				n, planServer.Round(time.Millisecond), rawServer.Round(time.Millisecond), planServer.Seconds()/rawServer.Seconds(),
+				float64(planServer.Microseconds())/float64(planReqs), float64(rawServer.Microseconds())/float64(rawReqs))
+		}
 	}
 }
 

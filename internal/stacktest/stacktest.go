@@ -32,6 +32,7 @@ type Stack struct {
 	Kafka     string // Kafka bootstrap host:port
 	KafkaLibs string // folder of the Kafka jars, for Kafka's own tools
 	Logs      string
+	Dir       string // the stack's run folder (stack.env, pid files)
 
 	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
 	Secure      bool
@@ -159,7 +160,7 @@ func readEnv(path string) (*Stack, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"],
+	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"], Dir: filepath.Dir(path),
 		Secure: vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
 		KafkaMTLS: vals["KAFKA_MTLS"], ClientCertFile: vals["KAFKA_CLIENT_CERT_FILE"], ClientKeyFile: vals["KAFKA_CLIENT_KEY_FILE"],
 		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
