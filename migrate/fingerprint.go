@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"cmp"
+	"encoding/hex"
 	"hash"
 	"slices"
 	"strconv"
@@ -128,6 +129,12 @@ func (w *fpWriter) end() {
 func (w *fpWriter) flush() {
 	w.h.Write(w.buf)
 	w.buf = w.buf[:0]
+}
+
+// sum hashes what is buffered and returns the fingerprint.
+func (w *fpWriter) sum() string {
+	w.flush()
+	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))
 }
 
 // appendQuoted appends strconv.Quote(s), byte for byte: names are almost always printable ASCII

@@ -3,7 +3,6 @@ package migrate
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
@@ -212,9 +211,4 @@ func newFingerprinter(f FilterSpec) *fpWriter {
 	w := &fpWriter{h: sha256.New()}
 	fingerprintHead(w, f)
 	return w
-}
-
-func (w *fpWriter) sum() string {
-	w.flush()
-	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))
 }
