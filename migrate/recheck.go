@@ -157,7 +157,7 @@ func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (m
 	if err != nil {
 		return nil, fmt.Errorf("re-check before writing: %w", err)
 	}
-	p, err := Build(in, plan.Policy, plan.CreatedAt)
+	p, err := buildGroups(in, plan.Policy, plan.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("re-check before writing: %w", err)
 	}
