@@ -85,8 +85,9 @@ func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {
 }
 
 // fpWriter hashes records of space-separated fields, one line each. Records collect in a buffer
-// that is hashed a few KB at a time (the hash is of the concatenation either way): one Write per
-// record cost a 100k-offset plan more than its classification.
+// that is hashed a few KB at a time (the hash is of the concatenation either way): the
+// fingerprint cost a 100k-offset plan more CPU than its classification (0.52 s against 0.36 s
+// over three plans), in quoting and in one hash Write per record.
 type fpWriter struct {
 	h   hash.Hash
 	buf []byte
@@ -139,7 +140,7 @@ func (w *fpWriter) sum() string {
 
 // appendQuoted appends strconv.Quote(s), byte for byte: names are almost always printable ASCII
 // without quote or backslash, which quote as themselves, and AppendQuote's rune-by-rune escaping
-// was a tenth of a plan's CPU. Anything else goes through AppendQuote.
+// was 6% of a 100k-offset plan's CPU. Anything else goes through AppendQuote.
 func appendQuoted(buf []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
