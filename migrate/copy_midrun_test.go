@@ -61,7 +61,7 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
 	}
 	for _, tc := range cases {
-		for _, mode := range []string{"by path", "whole groups", "gates only"} {
+		for _, mode := range recheckModes {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				legacy, kafka := copyFixture(t)
 				plan := planFor(t, legacy, kafka)
@@ -77,13 +77,7 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 					}
 					tc.change(legacy, kafka)
 				})
-				var store migrate.LegacyStore = legacy
-				if mode == "whole groups" {
-					store = legacyOnly{legacy}
-				}
-				c := &migrate.Copier{Legacy: store, Kafka: kafka, Committer: kafka, Backup: backup,
-					BatchGroups: 1, GatesOnly: mode == "gates only"}
-				res, err := c.Run(context.Background(), plan, true)
+				res, err := recheckCopier(mode, legacy, kafka, kafka, backup).Run(context.Background(), plan, true)
 				if err != nil {
 					t.Fatal(err)
 				}

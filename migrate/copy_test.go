@@ -131,7 +131,7 @@ func TestCopy(t *testing.T) {
 	// Every case runs twice: with the re-check by known znode paths (a LegacyRechecker, as
 	// zkreader is) and with the whole-group re-read of a store without it.
 	for _, tc := range cases {
-		for _, mode := range []string{"by path", "whole groups", "gates only"} {
+		for _, mode := range recheckModes {
 			byPath := mode != "whole groups"
 			if mode == "gates only" && tc.zkMoved {
 				continue
@@ -143,11 +143,7 @@ func TestCopy(t *testing.T) {
 					tc.change(legacy, kafka)
 				}
 				backup := &memBackup{fail: tc.backupErr}
-				var store migrate.LegacyStore = legacy
-				if !byPath {
-					store = legacyOnly{legacy}
-				}
-				c := &migrate.Copier{Legacy: store, Kafka: kafka, Committer: kafka, Backup: backup, BatchGroups: 1}
+				c := recheckCopier(mode, legacy, kafka, kafka, backup)
 				reads := legacy.ReadCalls()
 				res, err := c.Run(context.Background(), plan, tc.execute)
 				if byPath && (legacy.RecheckCalls() == 0 || legacy.ReadCalls() != reads) {
@@ -206,6 +202,20 @@ func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
 
 // legacyOnly hides the fake's LegacyRechecker: copy must then re-read whole groups.
 type legacyOnly struct{ migrate.LegacyStore }
+
+// recheckModes are the three ways copy re-checks a batch before writing it: by the planned
+// znode paths (a LegacyRechecker, as zkreader is), by re-reading whole groups (a store without
+// it), and liveness and Kafka only (--recheck=gates).
+var recheckModes = []string{"by path", "whole groups", "gates only"}
+
+// recheckCopier is a Copier of one group per batch that re-checks as mode says.
+func recheckCopier(mode string, legacy migrate.LegacyStore, kafka migrate.KafkaState, committer migrate.OffsetCommitter, backup migrate.Backup) *migrate.Copier {
+	if mode == "whole groups" {
+		legacy = legacyOnly{legacy}
+	}
+	return &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: committer, Backup: backup,
+		BatchGroups: 1, GatesOnly: mode == "gates only"}
+}
 
 func TestCopyBackupHoldsPriorKafkaOffset(t *testing.T) {
 	legacy, kafka := copyFixture(t)

@@ -67,7 +67,7 @@ func TestCopyGatesTheNextBatchInTheReadBack(t *testing.T) {
 			atCommit: func(l *migratetest.LegacyStore) { l.SetLive("g2", "ids/c1") }},
 	}
 	for _, tc := range cases {
-		for _, mode := range []string{"by path", "whole groups", "gates only"} {
+		for _, mode := range recheckModes {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				legacy, store := copyFixture(t)
 				plan := planFor(t, legacy, store)
@@ -84,13 +84,7 @@ func TestCopyGatesTheNextBatchInTheReadBack(t *testing.T) {
 						tc.atCommit(legacy)
 					}
 				})
-				var ls migrate.LegacyStore = legacy
-				if mode == "whole groups" {
-					ls = legacyOnly{legacy}
-				}
-				c := &migrate.Copier{Legacy: ls, Kafka: kafka, Committer: store, Backup: backup,
-					BatchGroups: 1, GatesOnly: mode == "gates only"}
-				res, err := c.Run(context.Background(), plan, true)
+				res, err := recheckCopier(mode, legacy, kafka, store, backup).Run(context.Background(), plan, true)
 				if err != nil {
 					t.Fatal(err)
 				}
