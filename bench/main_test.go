@@ -43,6 +43,9 @@ const (
 	// of the code measured. (A copy loop's profile has its untimed per-iteration set-up too:
 	// DeleteGroups and a fresh plan.)
 	EnvCPUProfile = "ZK2KAFKA_BENCH_CPUPROFILE"
+	// EnvPairs is how many raw/plan pairs BenchmarkPlan's paired loop times per iteration
+	// (default 4), alternating which of the two goes first.
+	EnvPairs = "ZK2KAFKA_BENCH_PAIRS"
 )
 
 // The seeded shape: every group has 10 topics x 10 partitions of a shared pool of 10 topics.
@@ -52,6 +55,7 @@ const (
 	offsetsPerGroup  = topicsPerGroup * partitions
 	recordsPerPart   = 1000
 	defaultNaiveMax  = 10000
+	defaultPairs     = 4
 	benchSeedTimeout = 30 * time.Minute
 )
 

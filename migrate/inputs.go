@@ -42,7 +42,7 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	kafkaGroups := readKafkaGroups(kctx, kafka, names)
-	if in.Legacy, err = readLegacy(ctx, legacy, names, filter); err != nil {
+	if in.Legacy, err = readLegacy(ctx, legacy, names, filter, nil); err != nil {
 		cancel()
 		<-kafkaGroups // no Kafka call outlives ReadInputs
 		return Inputs{}, err
@@ -123,7 +123,8 @@ func selectGroups(all []string, f Filter) ([]string, error) {
 
 // readLegacy reads the named groups, keeps the offsets of selected topics and returns the
 // groups sorted by name. With a topic filter, a group left without offsets is dropped.
-func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filter) ([]LegacyGroup, error) {
+// onKept, when not nil, sees each kept group as it arrives, one at a time.
+func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filter, onKept func(LegacyGroup)) ([]LegacyGroup, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -155,6 +156,9 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 			return nil
 		}
 		out = append(out, kept)
+		if onKept != nil {
+			onKept(kept)
+		}
 		return nil
 	}
 	if err := legacy.ReadGroups(ctx, names, emit); err != nil {

@@ -157,44 +157,25 @@ func (pl *Planner) readChunk(ctx context.Context, names []string, topics map[str
 		m, err := pl.Kafka.Groups(kctx, names)
 		kg <- groupsRead{m, err}
 	}()
-	legacy, err := readLegacy(ctx, pl.Legacy, names, pl.Filter)
+	described := newChunkTopics(kctx, pl.Kafka, topics)
+	legacy, err := readLegacy(ctx, pl.Legacy, names, pl.Filter, described.add)
 	if err != nil {
 		cancel()
 		<-kg
+		described.wait()
 		return Inputs{}, err
 	}
 	k := <-kg
 	if k.err != nil {
+		cancel()
+		described.wait()
 		return Inputs{}, fmt.Errorf("read %d groups from kafka (%s to %s): %w", len(names), names[0], names[len(names)-1], k.err)
 	}
-	used := legacyTopics(legacy)
-	var missing []string
-	for _, t := range used {
-		if _, ok := topics[t]; !ok {
-			missing = append(missing, t)
-		}
+	used, err := described.wait()
+	if err != nil {
+		return Inputs{}, err
 	}
-	if len(missing) > 0 {
-		// Never an empty list: a metadata request without topics means all topics.
-		got, err := pl.Kafka.Topics(ctx, missing)
-		if err != nil {
-			return Inputs{}, fmt.Errorf("describe %d topics in kafka: %w", len(missing), err)
-		}
-		for _, t := range missing {
-			ti, ok := got[t]
-			if !ok {
-				return Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
-			}
-			topics[t] = ti
-		}
-	}
-	// The chunk gets its own map of its topics: the cache is the reader's, and the next chunk's
-	// read extends it while this one is planned.
-	in := Inputs{Filter: pl.Filter.Spec(), Legacy: legacy, Topics: make(map[string]TopicInfo, len(used)),
-		Groups: make(map[string]GroupState, len(legacy))}
-	for _, t := range used {
-		in.Topics[t] = topics[t]
-	}
+	in := Inputs{Filter: pl.Filter.Spec(), Legacy: legacy, Topics: used, Groups: make(map[string]GroupState, len(legacy))}
 	for _, g := range legacy {
 		st, ok := k.m[g.Group]
 		if !ok {
