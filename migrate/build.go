@@ -73,15 +73,17 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	if ks.Active() {
 		gp.Gates = append(gp.Gates, GateKafkaGroupActive)
 	}
-	offsets := slices.Clone(g.Offsets)
-	slices.SortFunc(offsets, compareOffsets)
-	dups := duplicateZnodes(offsets)
-	for _, o := range offsets {
-		e, err := buildEntry(o, ks, in.Topics, p)
+	offsets := sortedOffsets(g.Offsets, compareOffsets)
+	gp.Entries = make([]Entry, 0, len(offsets))
+	// One block for the values every entry points at (ZooKeeper and Kafka offsets, log range):
+	// one allocation per group instead of up to three per partition.
+	vals := make([]entryValues, len(offsets))
+	for i, o := range offsets {
+		e, err := buildEntry(o, ks, in.Topics, p, &vals[i])
 		if err != nil {
 			return GroupPlan{}, fmt.Errorf("group %q topic %q partition %d: %w", g.Group, o.Topic, o.Partition, err)
 		}
-		if paths := dups[TopicPartition{o.Topic, o.Partition}]; len(paths) > 1 {
+		if paths := duplicateZnodes(offsets, i); len(paths) > 1 {
 			e = invalidEntry(o, fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first",
 				len(paths), strings.Join(paths, ", ")))
 		}
@@ -103,17 +105,47 @@ func compareOffsets(a, b LegacyOffset) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Path, b.Path))
 }
 
-// duplicateZnodes returns, per partition, the znodes of the valid offsets that name it. Two
-// znodes for one partition (say "3" and "03") mean the store is not what we think: block both.
-func duplicateZnodes(offsets []LegacyOffset) map[TopicPartition][]string {
-	m := map[TopicPartition][]string{}
-	for _, o := range offsets {
-		if o.Invalid == "" {
-			tp := TopicPartition{o.Topic, o.Partition}
-			m[tp] = append(m[tp], o.Path)
+// sortedOffsets returns offsets in the order cmp gives, cloned and sorted only when they are not
+// in that order already: the ZooKeeper reader returns them sorted, and the clone was a copy of
+// every offset of every group.
+func sortedOffsets(offsets []LegacyOffset, cmp func(a, b LegacyOffset) int) []LegacyOffset {
+	if slices.IsSortedFunc(offsets, cmp) {
+		return offsets
+	}
+	out := slices.Clone(offsets)
+	slices.SortFunc(out, cmp)
+	return out
+}
+
+// duplicateZnodes returns the znodes of the valid offsets that name the same partition as
+// offsets[i], in order; offsets are sorted by compareOffsets, so they are the run of offsets
+// around i with its topic and partition. Two znodes for one partition (say "3" and "03") mean
+// the store is not what we think: block both. Nil when offsets[i] is the only one.
+func duplicateZnodes(offsets []LegacyOffset, i int) []string {
+	o := offsets[i]
+	lo, hi := i, i+1
+	for lo > 0 && offsets[lo-1].Topic == o.Topic && offsets[lo-1].Partition == o.Partition {
+		lo--
+	}
+	for hi < len(offsets) && offsets[hi].Topic == o.Topic && offsets[hi].Partition == o.Partition {
+		hi++
+	}
+	if hi-lo == 1 {
+		return nil
+	}
+	var paths []string
+	for _, d := range offsets[lo:hi] {
+		if d.Invalid == "" {
+			paths = append(paths, d.Path)
 		}
 	}
-	return m
+	return paths
+}
+
+// entryValues holds what an Entry's pointer fields point at.
+type entryValues struct {
+	zk, kafka int64
+	r         PartitionRange
 }
 
 func invalidEntry(o LegacyOffset, reason string) Entry {
@@ -123,7 +155,8 @@ func invalidEntry(o LegacyOffset, reason string) Entry {
 
 // buildEntry classifies one legacy offset: first whether the znode is usable, then where it
 // lies in the partition's log, then how it compares with the Kafka commit.
-func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy) (Entry, error) {
+// v is where the entry's pointer fields point.
+func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy, v *entryValues) (Entry, error) {
 	switch {
 	case o.Invalid != "":
 		return invalidEntry(o, o.Invalid), nil
@@ -133,16 +166,18 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 		return invalidEntry(o, fmt.Sprintf("znode holds negative offset %d", o.Offset)), nil
 	}
 	zk, ok := adjust(o.Offset, p.OffsetAdjust)
+	v.zk = zk
 	if !ok {
 		return invalidEntry(o, fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)",
 			o.Offset, p.OffsetAdjust)), nil
 	}
-	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &zk, Target: zk, Znode: o.Path, Mtime: o.Mtime}
+	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &v.zk, Target: zk, Znode: o.Path, Mtime: o.Mtime}
 	if k, ok := ks.Committed[TopicPartition{o.Topic, o.Partition}]; ok {
 		if k < 0 {
 			return Entry{}, fmt.Errorf("kafka commit %d is negative (a partition without a commit must be absent)", k)
 		}
-		e.Kafka = &k
+		v.kafka = k
+		e.Kafka = &v.kafka
 	}
 	ti, ok := topics[o.Topic]
 	if !ok {
@@ -162,17 +197,19 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 	if r.LogStart < 0 || r.LogEnd < r.LogStart {
 		return Entry{}, fmt.Errorf("invalid log range: start %d, end %d", r.LogStart, r.LogEnd)
 	}
-	e.LogStart, e.LogEnd = &r.LogStart, &r.LogEnd
-	name := zkName(o.Offset, zk, p.OffsetAdjust)
+	v.r = r
+	e.LogStart, e.LogEnd = &v.r.LogStart, &v.r.LogEnd
+	var buf [reasonBuf]byte // the reason is built here and copied once into e.Reason
+	name := zkName(buf[:0], o.Offset, zk, p.OffsetAdjust)
 	var oor Class
 	switch {
 	case zk < r.LogStart:
 		oor = ClassBelowLogStart
-		name = fmt.Sprintf("%s is below log start %d", name, r.LogStart)
+		name = name.s(" is below log start ").n(r.LogStart)
 		e.Target = r.LogStart
 	case zk > r.LogEnd:
 		oor = ClassAboveLogEnd
-		name = fmt.Sprintf("%s is above log end %d", name, r.LogEnd)
+		name = name.s(" is above log end ").n(r.LogEnd)
 		e.Target = r.LogEnd
 	}
 	if oor != "" {
@@ -180,65 +217,20 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 		switch p.OutOfRange {
 		case RangeFail:
 			e.Target = zk
-			e.Action, e.Reason = ActionBlock, name+": --out-of-range=fail"
+			e.Action, e.Reason = ActionBlock, string(name.s(": --out-of-range=fail"))
 			return e, nil
 		case RangeSkip:
 			e.Target = zk
-			e.Action, e.Reason = ActionSkip, name+": --out-of-range=skip leaves it"
+			e.Action, e.Reason = ActionSkip, string(name.s(": --out-of-range=skip leaves it"))
 			return e, nil
 		}
-		name = fmt.Sprintf("%s, clamped from %d to %d", name, zk, e.Target)
+		name = name.s(", clamped from ").n(zk).s(" to ").n(e.Target)
 	}
 	decideConflict(&e, name, p.OnConflict)
 	if oor != "" {
 		e.Class = oor
 	}
 	return e, nil
-}
-
-// decideConflict sets class, action and reason from the target and the Kafka commit.
-func decideConflict(e *Entry, name string, policy ConflictPolicy) {
-	t := e.Target
-	if e.Kafka == nil {
-		e.Class, e.Action = ClassZKOnly, ActionWrite
-		e.Reason = fmt.Sprintf("%s; Kafka has no commit: write %d", name, t)
-		return
-	}
-	k := *e.Kafka
-	switch {
-	case t == k:
-		e.Class, e.Action = ClassEqual, ActionSkip
-		e.Reason = fmt.Sprintf("%s; Kafka already equal at %d", name, k)
-	case t > k:
-		e.Class = ClassZKAhead
-		switch policy {
-		case ConflictMax, ConflictZK:
-			e.Action = ActionWrite
-			e.Reason = fmt.Sprintf("%s; ahead of Kafka %d: write %d", name, k, t)
-		case ConflictKafka:
-			e.Action = ActionSkip
-			e.Reason = fmt.Sprintf("%s; ahead of Kafka %d: --on-conflict=kafka keeps %d", name, k, k)
-		default:
-			e.Action = ActionBlock
-			e.Reason = fmt.Sprintf("%s; differs from Kafka %d: --on-conflict=fail", name, k)
-		}
-	default:
-		e.Class = ClassKafkaAhead
-		switch policy {
-		case ConflictMax:
-			e.Action = ActionSkip
-			e.Reason = fmt.Sprintf("%s; Kafka %d is ahead: --on-conflict=max never moves an offset backwards", name, k)
-		case ConflictZK:
-			e.Action = ActionWrite
-			e.Reason = fmt.Sprintf("%s; --on-conflict=zk moves Kafka BACKWARDS from %d to %d", name, k, t)
-		case ConflictKafka:
-			e.Action = ActionSkip
-			e.Reason = fmt.Sprintf("%s; Kafka %d is ahead: --on-conflict=kafka keeps %d", name, k, k)
-		default:
-			e.Action = ActionBlock
-			e.Reason = fmt.Sprintf("%s; differs from Kafka %d: --on-conflict=fail", name, k)
-		}
-	}
 }
 
 // adjust applies --offset-adjust; ok is false when the result is negative or overflows.
@@ -248,13 +240,6 @@ func adjust(off, adj int64) (int64, bool) {
 	}
 	v := off + adj
 	return v, v >= 0
-}
-
-func zkName(raw, zk, adj int64) string {
-	if adj == 0 {
-		return fmt.Sprintf("ZooKeeper %d", zk)
-	}
-	return fmt.Sprintf("ZooKeeper %d (znode %d, --offset-adjust %+d)", zk, raw, adj)
 }
 
 // gateReason names every gate of the group with the facts behind it.

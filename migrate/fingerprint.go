@@ -53,10 +53,7 @@ func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {
 	} else {
 		w.word("kafka-group-unknown").end()
 	}
-	offsets := slices.Clone(g.Offsets)
-	slices.SortFunc(offsets, func(a, b LegacyOffset) int {
-		return cmp.Or(compareOffsets(a, b), cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.Invalid, b.Invalid))
-	})
+	offsets := sortedOffsets(g.Offsets, fingerprintOrder)
 	for _, o := range offsets {
 		w.word("offset").str(o.Topic).num(int64(o.Partition)).num(o.Offset).str(o.Path).str(o.Invalid).end()
 		if o.Invalid != "" {
@@ -82,6 +79,11 @@ func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {
 			}
 		}
 	}
+}
+
+// fingerprintOrder is compareOffsets with ties broken by everything else that is hashed.
+func fingerprintOrder(a, b LegacyOffset) int {
+	return cmp.Or(compareOffsets(a, b), cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.Invalid, b.Invalid))
 }
 
 // fpWriter hashes records of space-separated fields, one line each. Records collect in a buffer
