@@ -42,7 +42,7 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	kafkaGroups := readKafkaGroups(kctx, kafka, names)
-	if in.Legacy, err = readLegacy(ctx, legacy, names, filter, nil); err != nil {
+	if in.Legacy, err = readLegacy(ctx, legacy, names, filter); err != nil {
 		cancel()
 		<-kafkaGroups // no Kafka call outlives ReadInputs
 		return Inputs{}, err
@@ -123,8 +123,7 @@ func selectGroups(all []string, f Filter) ([]string, error) {
 
 // readLegacy reads the named groups, keeps the offsets of selected topics and returns the
 // groups sorted by name. With a topic filter, a group left without offsets is dropped.
-// onKept, when not nil, sees each kept group as it arrives, one at a time.
-func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filter, onKept func(LegacyGroup)) ([]LegacyGroup, error) {
+func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filter) ([]LegacyGroup, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -140,24 +139,14 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 		defer mu.Unlock()
 		done, asked := seen[g.Group]
 		if !asked {
-			return fmt.Errorf("legacy store returned group %q, which was not asked for", g.Group)
+			return errNotAsked(g.Group)
 		}
 		if done {
-			return fmt.Errorf("legacy store returned group %q twice", g.Group)
+			return errTwice(g.Group)
 		}
 		seen[g.Group] = true
-		kept := LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
-		for _, o := range g.Offsets {
-			if f.MatchTopic(o.Topic) {
-				kept.Offsets = append(kept.Offsets, o)
-			}
-		}
-		if f.TopicRegex != nil && len(kept.Offsets) == 0 {
-			return nil
-		}
-		out = append(out, kept)
-		if onKept != nil {
-			onKept(kept)
+		if kept, ok := keepGroup(g, f); ok {
+			out = append(out, kept)
 		}
 		return nil
 	}
@@ -166,14 +155,38 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 	}
 	for _, n := range names {
 		if !seen[n] {
-			return nil, fmt.Errorf("read legacy group %q: the store returned nothing for it", n)
+			return nil, errNothingFor(n)
 		}
 	}
 	slices.SortFunc(out, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
 	return out, nil
 }
 
-// legacyTopics returns the sorted names of the topics of every valid legacy offset.
+// keepGroup is what a plan keeps of a group read: the offsets of the selected topics, and the
+// liveness (copied: the store's slices are not ours). ok is false for a group a topic filter
+// leaves without offsets: it is not part of the plan.
+func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
+	kept = LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
+	for _, o := range g.Offsets {
+		if f.MatchTopic(o.Topic) {
+			kept.Offsets = append(kept.Offsets, o)
+		}
+	}
+	return kept, f.TopicRegex == nil || len(kept.Offsets) > 0
+}
+
+// The completeness checks of a legacy read: a store that answers for a group not asked for,
+// twice for one, or not at all for one, is not trusted.
+func errNotAsked(group string) error {
+	return fmt.Errorf("legacy store returned group %q, which was not asked for", group)
+}
+
+func errTwice(group string) error { return fmt.Errorf("legacy store returned group %q twice", group) }
+
+func errNothingFor(group string) error {
+	return fmt.Errorf("read legacy group %q: the store returned nothing for it", group)
+}
+
 func legacyTopics(groups []LegacyGroup) []string {
 	var topics []string
 	for _, g := range groups {

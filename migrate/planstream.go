@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -104,86 +103,6 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		return PlanTail{}, err
 	}
 	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil
-}
-
-// chunkRead is one chunk's inputs: Legacy sorted by name, Groups for each of them, Topics for
-// every topic of their valid offsets (and of earlier chunks').
-type chunkRead struct {
-	in  Inputs
-	err error
-}
-
-// readAhead reads the chunks in order in the background, one ahead of the consumer. The
-// channel ends after the last chunk or the first error.
-func (pl *Planner) readAhead(ctx context.Context, names []string) <-chan chunkRead {
-	out := make(chan chunkRead, 1)
-	size := pl.ChunkGroups
-	if size <= 0 {
-		size = DefaultChunkGroups
-	}
-	go func() {
-		defer close(out)
-		topics := map[string]TopicInfo{}
-		for chunk := range slices.Chunk(names, size) {
-			in, err := pl.readChunk(ctx, chunk, topics)
-			select {
-			case out <- chunkRead{in: in, err: err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return out
-}
-
-// readChunk reads one chunk of groups from both stores, with the completeness checks of
-// ReadInputs: a missing answer is an error, never a guess. topics is the description cache,
-// extended with the chunk's new topics.
-func (pl *Planner) readChunk(ctx context.Context, names []string, topics map[string]TopicInfo) (Inputs, error) {
-	if err := ctx.Err(); err != nil {
-		return Inputs{}, err
-	}
-	kctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type groupsRead struct {
-		m   map[string]GroupState
-		err error
-	}
-	kg := make(chan groupsRead, 1)
-	go func() {
-		m, err := pl.Kafka.Groups(kctx, names)
-		kg <- groupsRead{m, err}
-	}()
-	described := newChunkTopics(kctx, pl.Kafka, topics)
-	legacy, err := readLegacy(ctx, pl.Legacy, names, pl.Filter, described.add)
-	if err != nil {
-		cancel()
-		<-kg
-		described.wait()
-		return Inputs{}, err
-	}
-	k := <-kg
-	if k.err != nil {
-		cancel()
-		described.wait()
-		return Inputs{}, fmt.Errorf("read %d groups from kafka (%s to %s): %w", len(names), names[0], names[len(names)-1], k.err)
-	}
-	used, err := described.wait()
-	if err != nil {
-		return Inputs{}, err
-	}
-	in := Inputs{Filter: pl.Filter.Spec(), Legacy: legacy, Topics: used, Groups: make(map[string]GroupState, len(legacy))}
-	for _, g := range legacy {
-		st, ok := k.m[g.Group]
-		if !ok {
-			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
-		}
-		in.Groups[g.Group] = st
-	}
-	return in, nil
 }
 
 // newFingerprinter starts Fingerprint for a streamed plan: fingerprintGroup each group in name
