@@ -7,23 +7,23 @@ import (
 	"time"
 )
 
-// DefaultChunkGroups is how many groups a Planner reads and plans at a time: enough to keep
-// ZooKeeper's pipeline full, few enough that a chunk of 100-partition groups stays a few MB.
+// DefaultChunkGroups is how many groups a Planner plans at a time: few enough that a chunk of
+// 100-partition groups stays a few MB.
 const DefaultChunkGroups = 500
 
 // Planner computes the same plan as ReadInputs and Build, a chunk of groups at a time, so that
-// memory is bounded by the chunk size and the number of topics, not by the number of offsets.
-// The group names are listed and selected first (names alone are small); each chunk's legacy
-// groups and Kafka groups are then read together, the topics not described yet are described
-// (the descriptions are kept: they are bounded by the cluster's topics), the chunk's groups are
-// planned, handed to the sink in name order and dropped. The next chunk is read while the
-// current one is planned and handed on.
+// memory is bounded by the chunk size, the groups being read and the number of topics, not by
+// the number of offsets. The group names are listed and selected first (names alone are
+// small); every selected group is then read in one continuous ZooKeeper read, and as each
+// chunk's groups are all in, with the chunk's Kafka groups and topics (each topic described
+// once, as soon as a group names it), the chunk is planned, handed to the sink in name order
+// and dropped, while the read goes on.
 type Planner struct {
 	Legacy LegacyStore
 	Kafka  KafkaState
 	Filter Filter
 	Policy Policy
-	// ChunkGroups is how many groups are read and planned together (0: DefaultChunkGroups).
+	// ChunkGroups is how many groups are planned together (0: DefaultChunkGroups).
 	ChunkGroups int
 }
 
