@@ -209,8 +209,17 @@ func newBackOff() *backoff.ExponentialBackOff {
 // set (after a coordinator error or a broken connection).
 func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*sarama.Broker, error) {
 	sc := c.forGroup(group)
+	if !refresh {
+		if b := offsetsLeader(ctx, sc, group); b != nil {
+			return b, nil
+		}
+	}
 	if refresh {
-		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, sc.RefreshCoordinator(group) }); err != nil {
+		if _, err := Call(ctx, func() (struct{}, error) {
+			// Later lookups compute the coordinator from this metadata: bring it up to date too.
+			_ = sc.RefreshMetadata(offsetsTopic)
+			return struct{}{}, sc.RefreshCoordinator(group)
+		}); err != nil {
 			return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 		}
 	}
@@ -219,6 +228,32 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 		return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)
 	}
 	return b, nil
+}
+
+// offsetsTopic is Kafka's offset store, whose partition leaders coordinate the groups.
+const offsetsTopic = "__consumer_offsets"
+
+// offsetsLeader is the group's coordinator as the brokers compute it: the leader of the
+// offsetsTopic partition that holds the group (OffsetsPartition over the topic's partition
+// count), from the client's metadata, without a FindCoordinator round trip for every group: a
+// plan of 1M offsets in 10k groups made 10k of them, each 0.4-1 ms of broker CPU on the 2-core
+// development box (100 cold lookups: 40-100 ms), competing with the ZooKeeper read. Nil when
+// the metadata does not tell (the topic hidden from this user, no leader): FindCoordinator
+// then. A wrong answer costs a retry, never a misplaced write or read: a broker refuses a group
+// it does not coordinate (NOT_COORDINATOR), and the retry refreshes the metadata and asks
+// FindCoordinator.
+func offsetsLeader(ctx context.Context, sc sarama.Client, group string) *sarama.Broker {
+	b, err := Call(ctx, func() (*sarama.Broker, error) {
+		parts, err := sc.Partitions(offsetsTopic)
+		if err != nil || len(parts) == 0 {
+			return nil, err
+		}
+		return sc.Leader(offsetsTopic, OffsetsPartition(group, int32(len(parts))))
+	})
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // forEach calls fn for every item, at most n at a time. It stops starting new calls after the

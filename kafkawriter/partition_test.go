@@ -1,13 +1,13 @@
-package offsetlog
+package kafkawriter
 
 import "testing"
 
 // TestPartition checks against values computed by Kafka itself: hashCode and
 // Utils.abs(hashCode) % n from kafka-clients 3.9.1 and 4.1.1 (identical), printed by
-// `java -cp "$KAFKA_LIBS/*" testdata/java/Hash.java`.
+// `java -cp "$KAFKA_LIBS/*" ../offsetlog/testdata/java/Hash.java`.
 // "consumerGroup1" tells Utils.abs apart from the bit mask (h & 0x7fffffff), which gives 42
 // for n=50; the three MinInt32 strings check Utils.abs(MinInt32) = 0.
-func TestPartition(t *testing.T) {
+func TestOffsetsPartition(t *testing.T) {
 	tests := []struct {
 		group string
 		hash  int32
@@ -31,13 +31,13 @@ func TestPartition(t *testing.T) {
 			t.Errorf("javaStringHashCode(%q) = %d, Java says %d", tc.group, h, tc.hash)
 		}
 		for i, n := range []int32{50, 1, 7, 200} {
-			if got := Partition(tc.group, n); got != tc.want[i] {
+			if got := OffsetsPartition(tc.group, n); got != tc.want[i] {
 				t.Errorf("Partition(%q, %d) = %d, Kafka says %d", tc.group, n, got, tc.want[i])
 			}
 		}
 	}
 	for _, n := range []int32{0, -1} {
-		if got := Partition("g", n); got != -1 {
+		if got := OffsetsPartition("g", n); got != -1 {
 			t.Errorf("Partition(g, %d) = %d, want -1", n, got)
 		}
 	}
