@@ -199,8 +199,15 @@ func sizeName(n int) string { return strconv.Itoa(n) }
 // from /proc and the pid file scripts/stack writes; ok is false when it cannot be read (another
 // system, a stack without that file). On a 2-core box the server and the client share the cores:
 // a reader's wall time follows the sum of both, so the benchmark reports both.
-func serverCPU(st *stacktest.Stack) (cpu time.Duration, ok bool) {
-	pid, err := os.ReadFile(filepath.Join(st.Dir, "zookeeper.pid"))
+func serverCPU(st *stacktest.Stack) (cpu time.Duration, ok bool) { return stackCPU(st, "zookeeper") }
+
+// brokerCPU is serverCPU for the stack's Kafka broker: plan's Kafka reads cost CPU on the same
+// cores too, which the raw reader does not spend.
+func brokerCPU(st *stacktest.Stack) (cpu time.Duration, ok bool) { return stackCPU(st, "kafka") }
+
+// stackCPU returns the CPU time used so far by the stack's process whose pid is in <name>.pid.
+func stackCPU(st *stacktest.Stack, name string) (cpu time.Duration, ok bool) {
+	pid, err := os.ReadFile(filepath.Join(st.Dir, name+".pid"))
 	if err != nil {
 		return 0, false
 	}
