@@ -73,7 +73,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
 	f.IntVar(&o.parallel, "parallel", migrate.DefaultParallel, "groups committed at once")
-	f.IntVar(&o.chunkGroups, "chunk-groups", migrate.DefaultChunkGroups, "groups read and planned at a time (memory grows with it)")
+	f.IntVar(&o.chunkGroups, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	f.StringVar(&o.recheck, "recheck", "full", "what is read again before each batch: full (liveness, the ZooKeeper offsets being copied, "+
 		"Kafka state) or gates (liveness and Kafka state only; the ZooKeeper offsets as compared when the copy started)")
 	return c
