@@ -173,15 +173,11 @@ func (r *chunkReader) complete(c *chunkPending) (Inputs, error) {
 		return Inputs{}, err
 	}
 	slices.SortFunc(c.kept, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
-	in := Inputs{Filter: r.pl.Filter.Spec(), Legacy: c.kept, Topics: topics, Groups: make(map[string]GroupState, len(c.kept))}
-	for _, g := range c.kept {
-		st, ok := k.m[g.Group]
-		if !ok {
-			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
-		}
-		in.Groups[g.Group] = st
+	groups, err := groupStates(c.kept, k.m)
+	if err != nil {
+		return Inputs{}, err
 	}
-	return in, nil
+	return Inputs{Filter: r.pl.Filter.Spec(), Legacy: c.kept, Topics: topics, Groups: groups}, nil
 }
 
 // stop waits for the Kafka reads and descriptions started; the caller has cancelled them.

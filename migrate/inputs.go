@@ -65,14 +65,24 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 		}
 	}
 	// A topic filter may have dropped groups without offsets: keep the states of those left.
-	for _, g := range in.Legacy {
-		st, ok := kg.groups[g.Group]
-		if !ok {
-			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
-		}
-		in.Groups[g.Group] = st
+	if in.Groups, err = groupStates(in.Legacy, kg.groups); err != nil {
+		return Inputs{}, err
 	}
 	return in, nil
+}
+
+// groupStates picks from what Kafka answered the state of every legacy group: a group left
+// without an answer is an error, never a guess.
+func groupStates(legacy []LegacyGroup, answered map[string]GroupState) (map[string]GroupState, error) {
+	out := make(map[string]GroupState, len(legacy))
+	for _, g := range legacy {
+		st, ok := answered[g.Group]
+		if !ok {
+			return nil, fmt.Errorf("read group %q from kafka: no answer for it", g.Group)
+		}
+		out[g.Group] = st
+	}
+	return out, nil
 }
 
 // kafkaGroupsRead is the outcome of readKafkaGroups.
