@@ -205,16 +205,16 @@ func newBackOff() *backoff.ExponentialBackOff {
 	return b
 }
 
-// coordinator returns the group's coordinator, asking FindCoordinator again when refresh is
-// set (after a coordinator error or a broken connection).
+// coordinator returns the group's coordinator: computed from metadata (offsetsLeader), or from
+// FindCoordinator when that cannot tell, and from a fresh FindCoordinator (and fresh metadata)
+// when refresh is set (after a coordinator error or a broken connection).
 func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*sarama.Broker, error) {
 	sc := c.forGroup(group)
 	if !refresh {
 		if b := offsetsLeader(ctx, sc, group); b != nil {
 			return b, nil
 		}
-	}
-	if refresh {
+	} else {
 		if _, err := Call(ctx, func() (struct{}, error) {
 			// Later lookups compute the coordinator from this metadata: bring it up to date too.
 			_ = sc.RefreshMetadata(offsetsTopic)
