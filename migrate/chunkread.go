@@ -69,12 +69,14 @@ type chunkReader struct {
 type chunkPending struct {
 	names []string
 	seen  map[string]bool
-	left  int           // groups not emitted yet
 	kept  []LegacyGroup // with the selected topics' offsets
 	used  map[string]bool
 	kafka chan groupsRead // the chunk's Kafka groups, read from its first group on
 	asked bool
 }
+
+// allIn reports whether every group of the chunk has been emitted.
+func (c *chunkPending) allIn() bool { return len(c.seen) == len(c.names) }
 
 type groupsRead struct {
 	m   map[string]GroupState
@@ -89,7 +91,7 @@ func newChunkReader(ctx context.Context, pl *Planner, names []string, size int, 
 		chunkOf: make(map[string]int, len(names))}
 	for part := range slices.Chunk(names, size) {
 		i := len(r.chunks)
-		c := &chunkPending{names: part, seen: make(map[string]bool, len(part)), left: len(part),
+		c := &chunkPending{names: part, seen: make(map[string]bool, len(part)),
 			used: map[string]bool{}, kafka: make(chan groupsRead, 1)}
 		for _, n := range part {
 			r.chunkOf[n] = i
@@ -134,7 +136,6 @@ func (r *chunkReader) emit(g LegacyGroup) error {
 		return fail(errTwice(g.Group))
 	}
 	c.seen[g.Group] = true
-	c.left--
 	r.askKafka(c)
 	if i+1 < len(r.chunks) {
 		// The read has reached this chunk: the next one's Kafka read may start, so that it is
@@ -145,7 +146,7 @@ func (r *chunkReader) emit(g LegacyGroup) error {
 		c.kept = append(c.kept, kept)
 		r.describe.add(kept, c.used)
 	}
-	for r.next < len(r.chunks) && r.chunks[r.next].left == 0 {
+	for r.next < len(r.chunks) && r.chunks[r.next].allIn() {
 		in, err := r.complete(r.chunks[r.next])
 		if err != nil {
 			return fail(err)
