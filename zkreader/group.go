@@ -23,6 +23,10 @@ import (
 // listings, then the Gets) left the pipeline half empty at every barrier and read a 10k-offset
 // tree 1.8x slower than the bare Gets on the same pool (zkreader BenchmarkRead, 2-core box).
 // Missing znodes are absent, denied ones are reported in the result.
+//
+// Each listing lays out the slots its Gets fill, already in the result's order (topics as
+// listed, partitions by number), so the answers, which come back in any order, need neither a
+// lock nor a sort.
 func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGroup, error) {
 	g := &groupRead{group: group, base: r.path("/consumers/" + group)}
 	p := r.newPipe(ctx)
@@ -35,28 +39,44 @@ func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGro
 			return func() error { return then(l) }, nil
 		})
 	}
-	get := func(z znode) {
+	getOffset := func(s *offsetSlot) {
 		p.run(func(c *zk.Conn) (func() error, error) {
-			data, stat, err := c.Get(z.path)
-			switch {
-			case errors.Is(err, zk.ErrNoNode):
-				return nil, nil // deleted since it was listed: simply absent
-			case err != nil && !errors.Is(err, zk.ErrNoAuth):
-				return nil, fmt.Errorf("read group %q: get %s: %w", group, z.path, err)
+			data, stat, err := c.Get(s.Path)
+			if found, err := getAnswer("read", group, s.Path, err); !found {
+				return nil, err
 			}
-			g.add(z, data, stat, err)
+			s.fill(data, stat, err)
+			return nil, nil
+		})
+	}
+	getOwner := func(path, entry string) {
+		p.run(func(c *zk.Conn) (func() error, error) {
+			data, _, err := c.Get(path)
+			if found, err := getAnswer("read", group, path, err); !found {
+				return nil, err
+			}
+			g.owner(entry, data, err)
 			return nil, nil
 		})
 	}
 	offsets, owners := g.base+"/offsets", g.base+"/owners"
 	list(offsets, func(l listing) error {
-		g.deniedList(offsets, "", l)
-		for _, t := range l.names {
+		if l.denied {
+			g.topics = []topicRead{{denied: deniedDir(offsets, "")}}
+			return nil
+		}
+		g.topics = make([]topicRead, len(l.names))
+		for i, t := range l.names {
 			dir := offsets + "/" + t
 			list(dir, func(d listing) error {
-				g.deniedList(dir, t, d)
-				for _, part := range d.names {
-					get(znode{path: dir + "/" + part, topic: t, child: part})
+				tr := &g.topics[i]
+				if d.denied {
+					tr.denied = deniedDir(dir, t)
+					return nil
+				}
+				tr.slots = offsetSlots(dir, t, d.names)
+				for j := range tr.slots {
+					getOffset(&tr.slots[j])
 				}
 				return nil
 			})
@@ -74,7 +94,7 @@ func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGro
 			list(dir, func(d listing) error {
 				g.liveList("owners/"+t, d)
 				for _, part := range d.names {
-					get(znode{path: dir + "/" + part, topic: t, child: part, owner: true})
+					getOwner(dir+"/"+part, "owners/"+t+"/"+part)
 				}
 				return nil
 			})
@@ -102,6 +122,19 @@ func listChildren(c *zk.Conn, group, path string) (listing, error) {
 	return listing{names: names}, nil
 }
 
+// getAnswer sorts the outcome of one Get: found, with err nil or zk.ErrNoAuth (the caller
+// records the denial); not found and no error when the znode is gone (deleted since it was
+// listed: simply absent); or the error that ends the read.
+func getAnswer(verb, group, path string, err error) (found bool, _ error) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return false, nil
+	case err != nil && !errors.Is(err, zk.ErrNoAuth):
+		return false, fmt.Errorf("%s group %q: get %s: %w", verb, group, path, err)
+	}
+	return true, nil
+}
+
 // listing is the outcome of one getChildren: names, or denied.
 type listing struct {
 	names  []string
@@ -119,36 +152,87 @@ func (r *Reader) children(ctx context.Context, group string, paths []string) ([]
 	return out, err
 }
 
-// znode is one partition znode to get: an offset, or an owner registration.
-type znode struct {
-	path, topic, child string
-	owner              bool
-}
-
 // groupRead collects one group's results from concurrent calls.
 type groupRead struct {
 	group, base string
-	mu          sync.Mutex
-	offsets     []migrate.LegacyOffset
-	live        []string
+	// topics holds one entry per listed topic, in name order; each is written by its own
+	// listing and Gets only, and read after they have all answered.
+	topics []topicRead
+	mu     sync.Mutex // guards live
+	live   []string
 }
 
-// deniedList records an offsets directory the session may not list: its offsets are unknown,
-// which must show in the plan rather than look like "no offsets".
-func (g *groupRead) deniedList(path, topic string, l listing) {
-	if !l.denied {
+// topicRead is one topic directory: its partition znodes, or the denial of its listing.
+type topicRead struct {
+	denied *migrate.LegacyOffset
+	slots  []offsetSlot
+}
+
+// offsetSlot is one listed offset znode, filled by its Get.
+type offsetSlot struct {
+	migrate.LegacyOffset
+	read bool // false: gone since it was listed
+}
+
+// offsetSlots lays out the znodes named under dir in the result's order: by partition, then
+// by path (every name that is not a partition number has partition -1 and its parse error).
+func offsetSlots(dir, topic string, names []string) []offsetSlot {
+	slots := make([]offsetSlot, len(names))
+	for i, name := range names {
+		slots[i] = newSlot(topic, dir+"/"+name, name)
+	}
+	sortSlots(slots)
+	return slots
+}
+
+// newSlot is the slot of the offset znode at path, named name under its topic's directory.
+func newSlot(topic, path, name string) offsetSlot {
+	o := migrate.LegacyOffset{Topic: topic, Partition: -1, Path: path}
+	if p, err := ParsePartition(name); err == nil {
+		o.Partition = p
+	} else {
+		o.Invalid = err.Error()
+	}
+	return offsetSlot{LegacyOffset: o}
+}
+
+func sortSlots(slots []offsetSlot) {
+	slices.SortFunc(slots, func(a, b offsetSlot) int { return compareOffsets(a.LegacyOffset, b.LegacyOffset) })
+}
+
+// compareOffsets is the order of a group's offsets in its result: topic, partition, path.
+func compareOffsets(a, b migrate.LegacyOffset) int {
+	return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), strings.Compare(a.Path, b.Path))
+}
+
+// fill records the Get of the slot's znode; err is nil or zk.ErrNoAuth. A name that is not a
+// partition number keeps its parse error whatever the znode holds.
+func (s *offsetSlot) fill(data []byte, stat *zk.Stat, err error) {
+	s.read = true
+	if err != nil {
+		s.Invalid = denied // and no stat: the server sends none with an error
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	s.Mtime = time.UnixMilli(stat.Mtime).UTC()
+	if s.Invalid != "" {
+		return
+	}
+	if v, verr := ParseOffset(data); verr != nil {
+		s.Invalid = verr.Error()
+	} else {
+		s.Offset = v
+	}
+}
+
+// deniedDir is the entry of an offsets directory the session may not list: its offsets are
+// unknown, which must show in the plan rather than look like "no offsets".
+func deniedDir(path, topic string) *migrate.LegacyOffset {
 	what := "the group's topics"
 	if topic != "" {
 		what = "the topic's partitions"
 	}
-	g.offsets = append(g.offsets, migrate.LegacyOffset{
-		Topic: topic, Partition: -1, Path: path,
-		Invalid: fmt.Sprintf("%s: cannot list %s", denied, what),
-	})
+	return &migrate.LegacyOffset{Topic: topic, Partition: -1, Path: path,
+		Invalid: fmt.Sprintf("%s: cannot list %s", denied, what)}
 }
 
 // liveList records the ids/<id> registrations, or a denied liveness directory: unknown
@@ -167,51 +251,38 @@ func (g *groupRead) liveList(rel string, l listing) {
 	}
 }
 
-// add records one fetched znode; err is nil or zk.ErrNoAuth.
-func (g *groupRead) add(z znode, data []byte, stat *zk.Stat, err error) {
+// owner records one owners/<topic>/<partition> registration; err is nil or zk.ErrNoAuth.
+func (g *groupRead) owner(entry string, data []byte, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if z.owner {
-		entry := "owners/" + z.topic + "/" + z.child
-		if err != nil {
-			g.live = append(g.live, entry+": "+denied)
-		} else {
-			g.live = append(g.live, entry+"="+string(bytes.TrimSpace(data)))
-		}
-		return
-	}
-	o := migrate.LegacyOffset{Topic: z.topic, Partition: -1, Path: z.path}
-	p, perr := ParsePartition(z.child)
-	if perr == nil {
-		o.Partition = p
-	}
 	if err != nil {
-		o.Invalid = denied // and no stat: the server sends none with an error
-		g.offsets = append(g.offsets, o)
-		return
-	}
-	o.Mtime = time.UnixMilli(stat.Mtime).UTC()
-	if perr != nil {
-		o.Invalid = perr.Error()
-	} else if v, verr := ParseOffset(data); verr != nil {
-		o.Invalid = verr.Error()
+		g.live = append(g.live, entry+": "+denied)
 	} else {
-		o.Offset = v
+		g.live = append(g.live, entry+"="+string(bytes.TrimSpace(data)))
 	}
-	g.offsets = append(g.offsets, o)
 }
 
-// result sorts the collected group: by topic, partition, then path.
+// result gathers the group's offsets, already in order (topic, partition, path), and its
+// sorted liveness entries.
 func (g *groupRead) result() migrate.LegacyGroup {
-	slices.SortFunc(g.offsets, func(a, b migrate.LegacyOffset) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
+	n := 0
+	for _, t := range g.topics {
+		n += len(t.slots) + 1
+	}
+	offsets := make([]migrate.LegacyOffset, 0, n)
+	for _, t := range g.topics {
+		if t.denied != nil {
+			offsets = append(offsets, *t.denied)
 		}
-		if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
-			return c
+		for _, s := range t.slots {
+			if s.read {
+				offsets = append(offsets, s.LegacyOffset)
+			}
 		}
-		return strings.Compare(a.Path, b.Path)
-	})
+	}
+	if len(offsets) == 0 {
+		offsets = nil // as a group without offsets has always been reported
+	}
 	slices.Sort(g.live)
-	return migrate.LegacyGroup{Group: g.group, Offsets: g.offsets, LiveConsumers: g.live}
+	return migrate.LegacyGroup{Group: g.group, Offsets: offsets, LiveConsumers: g.live}
 }

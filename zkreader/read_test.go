@@ -95,6 +95,8 @@ func TestMalformedCorpus(t *testing.T) {
 		{"4", " 42\n", 4, 42, ""},
 		{"5", "17", 5, 17, ""},
 		{"6", "-7", 6, 0, "negative"},
+		{"10", "8", 10, 8, ""}, // listed before "2", read after "6"
+		{"12", "x", 12, 0, "not a decimal number"},
 		{"0-3", "5", -1, 0, "0.7-era"},
 		{"07", "5", -1, 0, "leading zero"},
 	}
@@ -105,9 +107,15 @@ func TestMalformedCorpus(t *testing.T) {
 	if len(got.Offsets) != len(corpus) {
 		t.Fatalf("read %d offsets, want %d: %+v", len(got.Offsets), len(corpus), got.Offsets)
 	}
+	// The result's order: by partition number (ZooKeeper lists names as strings), the names
+	// that are no partition number (-1) first, by path.
+	wantOrder := []string{"0-3", "07", "0", "1", "2", "3", "4", "5", "6", "10", "12"}
 	byPath := map[string]migrate.LegacyOffset{}
-	for _, o := range got.Offsets {
+	for i, o := range got.Offsets {
 		byPath[o.Path] = o
+		if want := e.root + base + wantOrder[i]; o.Path != want {
+			t.Errorf("offset %d is %s, want %s", i, o.Path, want)
+		}
 	}
 	for _, c := range corpus {
 		p := e.root + base + c.child

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -57,18 +56,20 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 func (r *Reader) recheckGroup(ctx context.Context, req migrate.RecheckRequest) (migrate.LegacyGroup, error) {
 	g := &groupRead{group: req.Group, base: r.path("/consumers/" + req.Group)}
 	prefix := g.base + "/offsets/"
-	znodes := make([]znode, len(req.Offsets))
+	slots := make([]offsetSlot, len(req.Offsets))
 	for i, o := range req.Offsets {
 		topic, child, ok := strings.Cut(strings.TrimPrefix(o.Path, prefix), "/")
 		if !strings.HasPrefix(o.Path, prefix) || !ok || topic != o.Topic || strings.Contains(child, "/") {
 			return migrate.LegacyGroup{}, fmt.Errorf("recheck group %q: znode %s is not an offset of topic %q of this group under %s",
 				req.Group, o.Path, o.Topic, r.servers())
 		}
-		znodes[i] = znode{path: o.Path, topic: o.Topic, child: path.Base(o.Path)}
+		slots[i] = newSlot(o.Topic, o.Path, child)
 	}
+	sortSlots(slots)
+	g.topics = []topicRead{{slots: slots}}
 	lists := []string{g.base + "/ids", g.base + "/owners"}
 	kids := make([]listing, len(lists))
-	err := r.fanOut(ctx, len(lists)+len(znodes), func(c *zk.Conn, i int) error {
+	err := r.fanOut(ctx, len(lists)+len(slots), func(c *zk.Conn, i int) error {
 		if i < len(lists) {
 			names, _, err := c.Children(lists[i])
 			switch {
@@ -82,7 +83,13 @@ func (r *Reader) recheckGroup(ctx context.Context, req migrate.RecheckRequest) (
 			}
 			return nil
 		}
-		return r.getZnode(c, g, znodes[i-len(lists)])
+		s := &slots[i-len(lists)]
+		data, stat, err := c.Get(s.Path)
+		if found, err := getAnswer("recheck", g.group, s.Path, err); !found {
+			return err
+		}
+		s.fill(data, stat, err)
+		return nil
 	})
 	if err != nil {
 		return migrate.LegacyGroup{}, err
@@ -107,25 +114,20 @@ func (r *Reader) readOwners(ctx context.Context, g *groupRead, dir string, topic
 	if err != nil {
 		return err
 	}
-	var znodes []znode
+	type owner struct{ path, entry string }
+	var owned []owner
 	for i, d := range dkids {
 		g.liveList("owners/"+topics[i], d)
 		for _, p := range d.names {
-			znodes = append(znodes, znode{path: dirs[i] + "/" + p, topic: topics[i], child: p, owner: true})
+			owned = append(owned, owner{dirs[i] + "/" + p, "owners/" + topics[i] + "/" + p})
 		}
 	}
-	return r.fanOut(ctx, len(znodes), func(c *zk.Conn, i int) error { return r.getZnode(c, g, znodes[i]) })
-}
-
-// getZnode fetches one znode into g: a missing one is absent, a denied one is reported.
-func (r *Reader) getZnode(c *zk.Conn, g *groupRead, z znode) error {
-	data, stat, err := c.Get(z.path)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
+	return r.fanOut(ctx, len(owned), func(c *zk.Conn, i int) error {
+		data, _, err := c.Get(owned[i].path)
+		if found, err := getAnswer("recheck", g.group, owned[i].path, err); !found {
+			return err
+		}
+		g.owner(owned[i].entry, data, err)
 		return nil
-	case err != nil && !errors.Is(err, zk.ErrNoAuth):
-		return fmt.Errorf("recheck group %q: get %s: %w", g.group, z.path, err)
-	}
-	g.add(z, data, stat, err)
-	return nil
+	})
 }
