@@ -200,9 +200,17 @@ func sortSlots(slots []offsetSlot) {
 	slices.SortFunc(slots, func(a, b offsetSlot) int { return compareOffsets(a.LegacyOffset, b.LegacyOffset) })
 }
 
-// compareOffsets is the order of a group's offsets in its result: topic, partition, path.
+// compareOffsets is the order of a group's offsets in its result: topic, partition, path. The
+// paths are compared only on a tie: cmp.Or would compare them (long, with a shared prefix) on
+// every call.
 func compareOffsets(a, b migrate.LegacyOffset) int {
-	return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), strings.Compare(a.Path, b.Path))
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Path, b.Path)
 }
 
 // fill records the Get of the slot's znode; err is nil or zk.ErrNoAuth. A name that is not a
