@@ -196,6 +196,7 @@ func newSlot(topic, path, name string) offsetSlot {
 	return offsetSlot{LegacyOffset: o}
 }
 
+// sortSlots puts slots in the result's order; the Gets then fill them in place.
 func sortSlots(slots []offsetSlot) {
 	slices.SortFunc(slots, func(a, b offsetSlot) int { return compareOffsets(a.LegacyOffset, b.LegacyOffset) })
 }
