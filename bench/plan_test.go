@@ -52,10 +52,10 @@ func rawSweep() []poolSetting {
 const sweepSample = 50000
 
 // sweepPaths is sweepSample Gets' worth of paths: the first ones of a large tree, or a small
-// one cycled through.
+// one cycled through (none for no paths: nothing to cycle).
 func sweepPaths(paths []string) []string {
-	if len(paths) >= sweepSample {
-		return paths[:sweepSample]
+	if len(paths) == 0 || len(paths) >= sweepSample {
+		return paths[:min(len(paths), sweepSample)]
 	}
 	out := make([]string, 0, sweepSample)
 	for len(out) < sweepSample {
