@@ -28,11 +28,11 @@ import (
 // listed, partitions by number), so the answers, which come back in any order, need neither a
 // lock nor a sort.
 func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGroup, error) {
-	g := &groupRead{group: group, base: r.path("/consumers/" + group)}
+	g := &groupRead{verb: "read", group: group, base: r.path("/consumers/" + group)}
 	p := r.newPipe(ctx)
 	list := func(path string, then func(listing) error) {
 		p.run(func(c *zk.Conn) (func() error, error) {
-			l, err := listChildren(c, group, path)
+			l, err := g.list(c, path)
 			if err != nil {
 				return nil, err
 			}
@@ -40,24 +40,10 @@ func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGro
 		})
 	}
 	getOffset := func(s *offsetSlot) {
-		p.run(func(c *zk.Conn) (func() error, error) {
-			data, stat, err := c.Get(s.Path)
-			if found, err := getAnswer("read", group, s.Path, err); !found {
-				return nil, err
-			}
-			s.fill(data, stat, err)
-			return nil, nil
-		})
+		p.run(func(c *zk.Conn) (func() error, error) { return nil, g.getOffset(c, s) })
 	}
 	getOwner := func(path, entry string) {
-		p.run(func(c *zk.Conn) (func() error, error) {
-			data, _, err := c.Get(path)
-			if found, err := getAnswer("read", group, path, err); !found {
-				return nil, err
-			}
-			g.owner(entry, data, err)
-			return nil, nil
-		})
+		p.run(func(c *zk.Conn) (func() error, error) { return nil, g.getOwner(c, path, entry) })
 	}
 	offsets, owners := g.base+"/offsets", g.base+"/owners"
 	list(offsets, func(l listing) error {
@@ -107,8 +93,9 @@ func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGro
 	return g.result(), nil
 }
 
-// listChildren lists one path: a missing path has no children, a denied one is marked.
-func listChildren(c *zk.Conn, group, path string) (listing, error) {
+// listChildren lists one path: a missing path has no children, a denied one is marked. verb
+// names the read in errors ("read", "recheck").
+func listChildren(c *zk.Conn, verb, group, path string) (listing, error) {
 	names, _, err := c.Children(path)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -116,23 +103,10 @@ func listChildren(c *zk.Conn, group, path string) (listing, error) {
 	case errors.Is(err, zk.ErrNoAuth):
 		return listing{denied: true}, nil
 	case err != nil:
-		return listing{}, fmt.Errorf("read group %q: list %s: %w", group, path, err)
+		return listing{}, fmt.Errorf("%s group %q: list %s: %w", verb, group, path, err)
 	}
 	slices.Sort(names)
 	return listing{names: names}, nil
-}
-
-// getAnswer sorts the outcome of one Get: found, with err nil or zk.ErrNoAuth (the caller
-// records the denial); not found and no error when the znode is gone (deleted since it was
-// listed: simply absent); or the error that ends the read.
-func getAnswer(verb, group, path string, err error) (found bool, _ error) {
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return false, nil
-	case err != nil && !errors.Is(err, zk.ErrNoAuth):
-		return false, fmt.Errorf("%s group %q: get %s: %w", verb, group, path, err)
-	}
-	return true, nil
 }
 
 // listing is the outcome of one getChildren: names, or denied.
@@ -142,19 +116,20 @@ type listing struct {
 }
 
 // children lists every path concurrently. A missing path has no children.
-func (r *Reader) children(ctx context.Context, group string, paths []string) ([]listing, error) {
+func (r *Reader) children(ctx context.Context, verb, group string, paths []string) ([]listing, error) {
 	out := make([]listing, len(paths))
 	err := r.fanOut(ctx, len(paths), func(c *zk.Conn, i int) error {
 		var err error
-		out[i], err = listChildren(c, group, paths[i])
+		out[i], err = listChildren(c, verb, group, paths[i])
 		return err
 	})
 	return out, err
 }
 
-// groupRead collects one group's results from concurrent calls.
+// groupRead collects one group's results from concurrent calls; verb names the read in errors
+// ("read", "recheck").
 type groupRead struct {
-	group, base string
+	verb, group, base string
 	// topics holds one entry per listed topic, in name order; each is written by its own
 	// listing and Gets only, and read after they have all answered.
 	topics []topicRead
@@ -258,6 +233,44 @@ func (g *groupRead) liveList(rel string, l listing) {
 			g.live = append(g.live, "ids/"+id)
 		}
 	}
+}
+
+func (g *groupRead) list(c *zk.Conn, path string) (listing, error) {
+	return listChildren(c, g.verb, g.group, path)
+}
+
+// getOffset fetches the slot's znode into it: one gone since it was listed stays unread (simply
+// absent), a denied one is recorded; any other failure ends the read.
+func (g *groupRead) getOffset(c *zk.Conn, s *offsetSlot) error {
+	data, stat, err := c.Get(s.Path)
+	if found, err := g.answered(s.Path, err); !found {
+		return err
+	}
+	s.fill(data, stat, err)
+	return nil
+}
+
+// getOwner fetches one owners/<topic>/<partition> registration, as getOffset an offset.
+func (g *groupRead) getOwner(c *zk.Conn, path, entry string) error {
+	data, _, err := c.Get(path)
+	if found, err := g.answered(path, err); !found {
+		return err
+	}
+	g.owner(entry, data, err)
+	return nil
+}
+
+// answered sorts the outcome of one Get: found, with err nil or zk.ErrNoAuth (the caller
+// records the denial); not found and no error when the znode is gone; or the error that ends
+// the read.
+func (g *groupRead) answered(path string, err error) (found bool, _ error) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return false, nil
+	case err != nil && !errors.Is(err, zk.ErrNoAuth):
+		return false, fmt.Errorf("%s group %q: get %s: %w", g.verb, g.group, path, err)
+	}
+	return true, nil
 }
 
 // owner records one owners/<topic>/<partition> registration; err is nil or zk.ErrNoAuth.

@@ -76,7 +76,7 @@ func (e *testEnv) create(t testing.TB, rel, data string, acl []zk.ACL) {
 // deleteTree removes p and everything below it. Each level is pipelined: children are deleted
 // at once, and only those with children of their own are descended into. A missing p is fine.
 func (r *Reader) deleteTree(ctx context.Context, p string) error {
-	kids, err := r.children(ctx, "", []string{p})
+	kids, err := r.children(ctx, "read", "", []string{p})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package zkreader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -54,7 +53,7 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 // recheckGroup reads one group's liveness and the requested znodes: the ids/ and owners/
 // listings and every Get in one pipelined round, then the owners/<topic> registrations if any.
 func (r *Reader) recheckGroup(ctx context.Context, req migrate.RecheckRequest) (migrate.LegacyGroup, error) {
-	g := &groupRead{group: req.Group, base: r.path("/consumers/" + req.Group)}
+	g := &groupRead{verb: "recheck", group: req.Group, base: r.path("/consumers/" + req.Group)}
 	prefix := g.base + "/offsets/"
 	slots := make([]offsetSlot, len(req.Offsets))
 	for i, o := range req.Offsets {
@@ -71,25 +70,11 @@ func (r *Reader) recheckGroup(ctx context.Context, req migrate.RecheckRequest) (
 	kids := make([]listing, len(lists))
 	err := r.fanOut(ctx, len(lists)+len(slots), func(c *zk.Conn, i int) error {
 		if i < len(lists) {
-			names, _, err := c.Children(lists[i])
-			switch {
-			case errors.Is(err, zk.ErrNoNode):
-			case errors.Is(err, zk.ErrNoAuth):
-				kids[i].denied = true
-			case err != nil:
-				return fmt.Errorf("recheck group %q: list %s: %w", req.Group, lists[i], err)
-			default:
-				kids[i].names = names
-			}
-			return nil
-		}
-		s := &slots[i-len(lists)]
-		data, stat, err := c.Get(s.Path)
-		if found, err := getAnswer("recheck", g.group, s.Path, err); !found {
+			var err error
+			kids[i], err = g.list(c, lists[i])
 			return err
 		}
-		s.fill(data, stat, err)
-		return nil
+		return g.getOffset(c, &slots[i-len(lists)])
 	})
 	if err != nil {
 		return migrate.LegacyGroup{}, err
@@ -110,7 +95,7 @@ func (r *Reader) readOwners(ctx context.Context, g *groupRead, dir string, topic
 	for i, t := range topics {
 		dirs[i] = dir + "/" + t
 	}
-	dkids, err := r.children(ctx, g.group, dirs)
+	dkids, err := r.children(ctx, g.verb, g.group, dirs)
 	if err != nil {
 		return err
 	}
@@ -122,12 +107,5 @@ func (r *Reader) readOwners(ctx context.Context, g *groupRead, dir string, topic
 			owned = append(owned, owner{dirs[i] + "/" + p, "owners/" + topics[i] + "/" + p})
 		}
 	}
-	return r.fanOut(ctx, len(owned), func(c *zk.Conn, i int) error {
-		data, _, err := c.Get(owned[i].path)
-		if found, err := getAnswer("recheck", g.group, owned[i].path, err); !found {
-			return err
-		}
-		g.owner(owned[i].entry, data, err)
-		return nil
-	})
+	return r.fanOut(ctx, len(owned), func(c *zk.Conn, i int) error { return g.getOwner(c, owned[i].path, owned[i].entry) })
 }
