@@ -43,8 +43,8 @@ const (
 	// of the code measured. (A copy loop's profile has its untimed per-iteration set-up too:
 	// DeleteGroups and a fresh plan.)
 	EnvCPUProfile = "ZK2KAFKA_BENCH_CPUPROFILE"
-	// EnvPairs is how many raw/plan pairs BenchmarkPlan's paired loop times per iteration
-	// (default 4), alternating which of the two goes first.
+	// EnvPairs is how many rounds BenchmarkPlan's paired loop times per iteration (default 4):
+	// one pass each of the raw, blind and plan readers, in an order that changes every round.
 	EnvPairs = "ZK2KAFKA_BENCH_PAIRS"
 )
 
@@ -130,6 +130,29 @@ func newFixture(b *testing.B, n int) *fixture {
 	b.Logf("seeded %d offsets (%d groups) under %s in %s (zookeeper %s)", res.Offsets, f.spec.Groups, f.chroot,
 		time.Since(start).Round(time.Millisecond), res.ZKTime.Round(time.Millisecond))
 	return f
+}
+
+// planRequests lists every ZooKeeper read a plan of the fixture makes, tree order: /consumers;
+// each group's offsets/, ids/ and owners/ (the last two absent: no live consumers); each of its
+// topics' listing, then the Gets of that topic's partitions.
+func (f *fixture) planRequests() []zkRequest {
+	p := seed.Paths{Chroot: f.chroot}
+	reqs := []zkRequest{{path: p.Consumers(), list: true}}
+	lastGroup, lastTopic := "", ""
+	f.spec.Each(func(k migrate.Key, _ int64) bool {
+		if k.Group != lastGroup {
+			g := p.Group(k.Group)
+			reqs = append(reqs, zkRequest{g + "/offsets", true}, zkRequest{g + "/ids", true}, zkRequest{g + "/owners", true})
+			lastGroup, lastTopic = k.Group, ""
+		}
+		if k.Topic != lastTopic {
+			reqs = append(reqs, zkRequest{p.OffsetsDir(k.Group, k.Topic), true})
+			lastTopic = k.Topic
+		}
+		reqs = append(reqs, zkRequest{p.Offset(k.Group, k.Topic, k.Partition), false})
+		return true
+	})
+	return reqs
 }
 
 // offsetPaths lists every offset znode of the fixture, in seeding order.

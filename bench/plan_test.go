@@ -76,11 +76,11 @@ func BenchmarkPlan(b *testing.B) {
 func benchPlan(b *testing.B, n int) {
 	f := newFixture(b, n)
 	paths := f.offsetPaths()
+	blind := f.planRequests()
 	var serialRate, rawRate, planRate float64
 	// ZooKeeper requests per pass: raw only gets the offsets; plan (as the serial reader) also
 	// lists /consumers, each group's offsets/, ids/ and owners/, and each topic's partitions.
-	rawReqs := n
-	planReqs := 1 + 3*f.spec.Groups + f.spec.Groups*topicsPerGroup + n
+	rawReqs, planReqs := n, len(blind)
 	var rawCPU, planCPU time.Duration
 	// The ZooKeeper server's and the Kafka broker's CPU per pass under each reader (0: not
 	// readable): on 2 cores they share the CPUs with the client.
@@ -168,8 +168,10 @@ func benchPlan(b *testing.B, n int) {
 
 	// The two loops above ran one after the other, seconds apart, on a box whose speed drifts
 	// between them (the same code has measured 1.07 and 1.49 at 100k). Alternating single passes
-	// of each reader compares them under the same conditions: pair by pair, in both orders.
-	var paired []float64
+	// of each reader compares them under the same conditions, in every order. The blind reader
+	// makes plan's ZooKeeper requests without plan's logic: plan/blind is what plan's code
+	// costs, blind/raw what its listings cost.
+	var paired, blindRaw, planBlind []float64
 	b.Run("paired", func(b *testing.B) {
 		conns, err := best.dial(f.stack.ZK)
 		if err != nil {
@@ -178,40 +180,45 @@ func benchPlan(b *testing.B, n int) {
 		defer closePool(conns)
 		ctx := context.Background()
 		legacy, kafka := openAdapters(b, f)
-		raw := func() time.Duration {
+		timed := func(pass func() error) time.Duration {
 			start := time.Now()
-			if err := rawFetch(conns, best.inflight, paths); err != nil {
+			if err := pass(); err != nil {
 				b.Fatal(err)
 			}
 			return time.Since(start)
 		}
-		plan := func() time.Duration {
-			start := time.Now()
-			streamPlan(b, ctx, legacy, kafka, n)
-			return time.Since(start)
+		passes := [3]func() error{
+			func() error { return rawFetch(conns, best.inflight, paths) },
+			func() error { return blindFetch(conns, best.inflight, blind) },
+			func() error { streamPlan(b, ctx, legacy, kafka, n); return nil },
 		}
+		orders := [][3]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}}
 		pairs := envLimit(b, EnvPairs, defaultPairs)
 		runtime.GC()
 		for b.Loop() {
 			for i := range pairs {
-				var r, p time.Duration
-				if i%2 == 0 {
-					r, p = raw(), plan()
-				} else {
-					p, r = plan(), raw()
+				var t [3]time.Duration // raw, blind, plan
+				for _, k := range orders[i%len(orders)] {
+					t[k] = timed(passes[k])
 				}
-				paired = append(paired, p.Seconds()/r.Seconds())
+				paired = append(paired, t[2].Seconds()/t[0].Seconds())
+				blindRaw = append(blindRaw, t[1].Seconds()/t[0].Seconds())
+				planBlind = append(planBlind, t[2].Seconds()/t[1].Seconds())
 			}
 		}
 		b.ReportMetric(median(paired), "plan/raw")
+		b.ReportMetric(median(blindRaw), "blind/raw")
+		b.ReportMetric(median(planBlind), "plan/blind")
 	})
 
 	if serialRate > 0 && rawRate > 0 && planRate > 0 {
 		b.Logf("RATIOS plan offsets=%d: plan/serial speed %.2fx (target >= 4), plan time/raw time %.2f (target <= 1.25); raw pool conns=%d inflight=%d coalesce=%v",
 			n, planRate/serialRate, rawRate/planRate, best.conns, best.inflight, best.coalesce)
 		if len(paired) > 0 {
-			b.Logf("PAIRED plan offsets=%d: plan time/raw time, one pass each, alternating, %d pairs: median %.2f (target <= 1.25), min %.2f, max %.2f",
+			b.Logf("PAIRED plan offsets=%d: plan time/raw time, one pass each in rotating order, %d rounds: median %.2f (target <= 1.25), min %.2f, max %.2f",
 				n, len(paired), median(paired), slices.Min(paired), slices.Max(paired))
+			b.Logf("BLIND plan offsets=%d: plan's %d ZooKeeper requests without plan's logic, in the same %d rounds: blind time/raw time median %.2f, plan time/blind time median %.2f",
+				n, planReqs, len(blindRaw), median(blindRaw), median(planBlind))
 		}
 		b.Logf("COST plan offsets=%d: zookeeper requests plan/raw %d/%d = %.3f; client CPU per pass plan/raw %s/%s = %.2f (%.1f / %.1f us per request)",
 			n, planReqs, rawReqs, float64(planReqs)/float64(rawReqs), planCPU.Round(time.Millisecond), rawCPU.Round(time.Millisecond),

@@ -118,23 +118,63 @@ func serialRead(c *zk.Conn, chroot string, max int) (int, error) {
 // else: no listing, no parsing, no result kept. It is the ceiling of this ZooKeeper for the
 // plan's dominant work.
 func rawFetch(conns []*zk.Conn, inflight int, paths []string) error {
+	return pipelined(conns, inflight, len(paths), func(c *zk.Conn, i int) error {
+		if _, _, err := c.Get(paths[i]); err != nil {
+			return fmt.Errorf("get %s: %w", paths[i], err)
+		}
+		return nil
+	})
+}
+
+// zkRequest is one ZooKeeper read: a listing, or a Get.
+type zkRequest struct {
+	path string
+	list bool
+}
+
+// blindFetch makes the given reads as rawFetch makes its Gets: a plan's own requests, listings
+// included, with none of its logic (no request waits for another's answer, nothing is parsed
+// or kept). Between raw and plan, it tells what the listings cost from what plan's code costs.
+// A missing directory (ids/, owners/) is normal.
+func blindFetch(conns []*zk.Conn, inflight int, reqs []zkRequest) error {
+	return pipelined(conns, inflight, len(reqs), func(c *zk.Conn, i int) error {
+		r := reqs[i]
+		var err error
+		if r.list {
+			if _, _, err = c.Children(r.path); errors.Is(err, zk.ErrNoNode) {
+				err = nil
+			}
+		} else {
+			_, _, err = c.Get(r.path)
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", r.path, err)
+		}
+		return nil
+	})
+}
+
+// pipelined runs op(c, i) for every i in [0, n), inflight goroutines each looping over the
+// next i on its own connection of the pool (go-zookeeper pipelines one connection's calls),
+// and returns the first error, after which the others stop.
+func pipelined(conns []*zk.Conn, inflight, n int, op func(c *zk.Conn, i int) error) error {
 	var (
 		next  atomic.Int64
 		wg    sync.WaitGroup
 		once  sync.Once
 		first error
 	)
-	for w := range min(inflight, len(paths)) {
+	for w := range min(inflight, n) {
 		c := conns[w%len(conns)]
 		wg.Go(func() {
 			for {
 				i := next.Add(1) - 1
-				if i >= int64(len(paths)) {
+				if i >= int64(n) {
 					return
 				}
-				if _, _, err := c.Get(paths[i]); err != nil {
-					once.Do(func() { first = fmt.Errorf("get %s: %w", paths[i], err) })
-					next.Store(int64(len(paths))) // stop the others
+				if err := op(c, int(i)); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n)) // stop the others
 					return
 				}
 			}
