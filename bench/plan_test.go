@@ -193,10 +193,10 @@ func benchPlan(b *testing.B, n int) {
 			func() error { streamPlan(b, ctx, legacy, kafka, n); return nil },
 		}
 		orders := [][3]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}}
-		pairs := envLimit(b, EnvPairs, defaultPairs)
+		rounds := envLimit(b, EnvPairs, defaultPairs)
 		runtime.GC()
 		for b.Loop() {
-			for i := range pairs {
+			for i := range rounds {
 				var t [3]time.Duration // raw, blind, plan
 				for _, k := range orders[i%len(orders)] {
 					t[k] = timed(passes[k])
