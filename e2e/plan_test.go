@@ -10,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/verify"
 )
 
 // TestPlanClasses seeds one group per class in the real stores and checks the class, action,
@@ -193,6 +196,47 @@ func TestPlanChroot(t *testing.T) {
 	r := e.cliAt(e.st.ZK+absent, "migrate", "plan", "-o", "json")
 	if r.code != 1 || !strings.Contains(r.stderr, absent) {
 		t.Errorf("--zk with an absent chroot: want exit 1 naming %s, got %s", absent, r)
+	}
+}
+
+// TestPlanTopicFilterKeepsUnlistableGroup: a group whose offsets folder the tool may not list
+// (a ZooKeeper digest ACL) has unknown topics, so a topic filter must not drop it: plan and
+// verify with --topic-regex report it, blocked, and exit 2 instead of a clean plan that copies
+// nothing for it.
+func TestPlanTopicFilterKeepsUnlistableGroup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := e.topic(10)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 3})
+	const user, pass = "owner", "zk-pass-5d1e0a9b"
+	folder := fmt.Sprintf("%s/consumers/%s/offsets", e.chroot, g)
+	if _, err := e.raw.SetACL(folder, zk.DigestACL(zk.PermAll, user, pass), -1); err != nil {
+		t.Fatalf("protect %s: %v", folder, err)
+	}
+	t.Cleanup(func() { // before the chroot's deletion, which lists every znode
+		if err := e.raw.AddAuth("digest", []byte(user+":"+pass)); err != nil {
+			t.Errorf("zookeeper auth: %v", err)
+		}
+		if _, err := e.raw.SetACL(folder, worldACL(), -1); err != nil {
+			t.Errorf("unprotect %s: %v", folder, err)
+		}
+	})
+
+	for _, re := range []string{"^" + topic + "$", "^no-such-topic$"} {
+		r := e.cli("migrate", "plan", "-o", "json", "--group", g, "--topic-regex", re)
+		if r.code != 2 {
+			t.Fatalf("plan --topic-regex %s: want exit 2, got %s", re, r)
+		}
+		gp := decodeJSON[planDoc](t, r).groupPlan(t, g)
+		if len(gp.Entries) != 1 || gp.Entries[0].Class != migrate.ClassInvalidZnode || gp.Entries[0].Znode != folder ||
+			!strings.Contains(gp.Entries[0].Reason, "access denied") {
+			t.Errorf("plan --topic-regex %s: entries %+v, want one invalid-znode naming %s", re, gp.Entries, folder)
+		}
+		v := e.cli("migrate", "verify", "-o", "json", "--group", g, "--topic-regex", re)
+		if rep := decodeJSON[verify.Report](t, v); v.code != 2 || rep.Pass || len(rep.Groups) != 1 || rep.Groups[0].Group != g {
+			t.Errorf("verify --topic-regex %s: want exit 2 failing group %s, got %s", re, g, v)
+		}
 	}
 }
 

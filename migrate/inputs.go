@@ -175,6 +175,11 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 // keepGroup is what a plan keeps of a group read: the offsets of the selected topics, and the
 // liveness (copied: the store's slices are not ours). ok is false for a group a topic filter
 // leaves without offsets: it is not part of the plan.
+//
+// An invalid entry that names no topic stands for a group's offsets folder the store could not
+// list (ZooKeeper ACL): its topics are unknown, so no topic filter can tell they are not
+// selected, and it is kept. Dropped, it took the group out of a filtered plan, which then
+// looked clean and copied nothing for it.
 func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 	kept = LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
 	if f.TopicRegex == nil {
@@ -186,7 +191,7 @@ func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 		return kept, true
 	}
 	for _, o := range g.Offsets {
-		if f.MatchTopic(o.Topic) {
+		if f.MatchTopic(o.Topic) || (o.Topic == "" && o.Invalid != "") {
 			kept.Offsets = append(kept.Offsets, o)
 		}
 	}
