@@ -124,6 +124,14 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 // readBackTimeout bounds the read-back of a batch whose commits were sent before a stop.
 const readBackTimeout = 10 * time.Second
 
+// earlyGateMaxAge is how old the gate the previous batch's read-back read (readBackGating) may
+// be when the batch is committed. Between the two the writer hands the previous batch's results
+// to the sink and the progress bar, normally in a few ms; a sink blocked on a full stdout pipe
+// (`| less`, a stalled log shipper) or a paused terminal made it minutes, and a consumer's
+// commit or registration meanwhile went unseen: an offset could be written backwards, or into a
+// live legacy group. An older gate is read again.
+const earlyGateMaxAge = 100 * time.Millisecond
+
 // writeBatch gates a decided, backed-up batch once more, commits it and reads the commits back;
 // the read-back also gates the batch after it (readBackGating).
 func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead) error {
@@ -134,7 +142,7 @@ func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead)
 	// The batch was re-checked while the one before it was committed: a consumer may have
 	// committed or registered since, so its gates are read again just before the commits,
 	// unless the previous batch's read-back just did.
-	if !pb.gated {
+	if !pb.gated || time.Since(pb.gatedAt) > earlyGateMaxAge {
 		if err := c.gateBatch(ctx, results, commits); err != nil {
 			settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
 			return err

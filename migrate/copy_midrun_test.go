@@ -188,3 +188,47 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyGatesAgainAfterAStalledOutput: the gate of batch k+1 is read with batch k's
+// read-back, and batch k's results then go to the output before k+1 is committed. When that
+// output stalls (a full stdout pipe, a paused terminal), a commit or a registration made
+// meanwhile must still block k+1: a gate older than a moment is read again.
+func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
+		wantG2 map[migrate.TopicPartition]int64
+	}{
+		{name: "a simple consumer committed past the target",
+			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g2", "t", 0, 50) },
+			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
+		{name: "a legacy consumer registered",
+			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("g2", "ids/c1") }},
+	}
+	for _, tc := range cases {
+		for _, mode := range recheckModes {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				legacy, kafka := copyFixture(t)
+				plan := planFor(t, legacy, kafka)
+				c := recheckCopier(mode, legacy, kafka, kafka, &memBackup{})
+				c.Progress = func(done int) {
+					if done == 2 { // g1's two partitions are out; g2's gate was read with them
+						tc.change(legacy, kafka)
+						time.Sleep(300 * time.Millisecond) // the output stalls, well past a moment
+					}
+				}
+				res, err := c.Run(context.Background(), plan, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+				if got := statuses(res); !mapsEqual(got, want) {
+					t.Errorf("statuses = %v, want %v", got, want)
+				}
+				if got := committed(t, kafka, "g2"); !mapsEqual(got, tc.wantG2) {
+					t.Errorf("g2 in kafka = %v, want %v (as the change left it)", got, tc.wantG2)
+				}
+			})
+		}
+	}
+}

@@ -20,6 +20,7 @@ type prepared struct {
 	commits [][]Commit
 	err     error
 	gated   bool
+	gatedAt time.Time // when the early gate was read (gated)
 }
 
 // lookahead prepares the batches in order, one ahead of the writer: results is unbuffered, so
