@@ -13,6 +13,12 @@ import (
 // planTopKeys are the keys of a plan document's top-level object.
 var planTopKeys = []string{"schema_version", "created_at", "policy", "offsets_retention", "filter", "groups", "fingerprint"}
 
+// headKeys are the keys ReadPlanHead must have seen to stop at the groups (offsets_retention
+// may be left out). plan writes them first; a file reordered by hand may put one after the
+// groups, and is then read on: stopping early returned an empty filter, and copy planned every
+// group in ZooKeeper in place of the file's selection.
+var headKeys = []string{"schema_version", "created_at", "policy", "filter"}
+
 // ScanPlan reads exactly one plan from r as strictly as DecodePlan, one group at a time: each
 // group is checked (its keys, then as Validate checks it, in name order) and handed to fn
 // before the next is read, so memory holds one group, not the plan. The returned Plan has every
@@ -51,7 +57,7 @@ func ScanPlan(r io.Reader, fn func(GroupPlan) error) (Plan, error) {
 // ReadPlanHead reads a plan's fields before its groups (the selection, the policy, the time
 // it was made), checked, without reading the groups: what copy needs to plan the same
 // selection afresh before it reads the file whole. The fingerprint, after the groups, is not
-// read. A file whose policy follows its groups is scanned whole (ScanPlan).
+// read. A file with any of headKeys after its groups is scanned whole.
 func ReadPlanHead(r io.Reader) (Plan, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if !startsWithObject(br) {
@@ -103,7 +109,7 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		}
 		seen = append(seen, key)
 		if key == "groups" {
-			if s.headOnly && slices.Contains(seen, "policy") {
+			if s.headOnly && !slices.ContainsFunc(headKeys, func(k string) bool { return !slices.Contains(seen, k) }) {
 				if err := p.validateHead(); err != nil {
 					return Plan{}, err
 				}

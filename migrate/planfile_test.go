@@ -2,6 +2,8 @@ package migrate_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -117,4 +119,50 @@ func encode(t *testing.T, p migrate.Plan) []byte {
 		t.Fatalf("EncodePlan: %v", err)
 	}
 	return buf.Bytes()
+}
+
+// TestReadPlanHeadReorderedKeys: ReadPlanHead gives the file's selection and policy whatever
+// the order of its top-level keys. It used to stop at the groups once it had the policy, and a
+// filter written after them came back empty: copy then planned every group in ZooKeeper.
+func TestReadPlanHeadReorderedKeys(t *testing.T) {
+	p := basePlan(t)
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := migrate.WritePlanFile(path, p); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(written, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]string{
+		{"schema_version", "created_at", "policy", "offsets_retention", "filter", "groups", "fingerprint"}, // as plan writes it
+		{"created_at", "filter", "fingerprint", "groups", "offsets_retention", "policy", "schema_version"}, // jq -S
+		{"schema_version", "created_at", "policy", "offsets_retention", "groups", "filter", "fingerprint"}, // the filter last
+		{"groups", "fingerprint", "filter", "offsets_retention", "policy", "created_at", "schema_version"}, // the head last
+	} {
+		t.Run(strings.Join(order, ","), func(t *testing.T) {
+			var kv []string
+			for _, k := range order {
+				if _, ok := fields[k]; !ok && k != "offsets_retention" { // left out when zero
+					t.Fatalf("the written plan has no %q", k)
+				} else if ok {
+					kv = append(kv, fmt.Sprintf("%q:%s", k, fields[k]))
+				}
+			}
+			b := bytes.NewBufferString("{" + strings.Join(kv, ",") + "}")
+			head, err := migrate.ReadPlanHead(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(head.Filter, p.Filter) || !reflect.DeepEqual(head.Policy, p.Policy) ||
+				head.SchemaVersion != p.SchemaVersion || !head.CreatedAt.Equal(p.CreatedAt) {
+				t.Errorf("head: filter %+v policy %+v schema %d created %s; want filter %+v policy %+v schema %d created %s",
+					head.Filter, head.Policy, head.SchemaVersion, head.CreatedAt, p.Filter, p.Policy, p.SchemaVersion, p.CreatedAt)
+			}
+		})
+	}
 }
