@@ -20,6 +20,7 @@ import (
 // offset store. It is safe for concurrent use; Close it when done.
 type Reader struct {
 	conns          []*zk.Conn
+	sessions       []*session // one per conn: their last network connections are closed on Close
 	hosts          []string
 	chroot         string
 	groupsInFlight int
@@ -78,6 +79,7 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 			return nil, fmt.Errorf("zookeeper %s: %w", r.servers(), err)
 		}
 		r.conns = append(r.conns, c)
+		r.sessions = append(r.sessions, s)
 		sessions[i] = s
 	}
 	if err := r.waitSessions(ctx, cfg.SessionTimeout, sessions, scheme, auth); err != nil {
@@ -152,6 +154,9 @@ func (r *Reader) Close() {
 		wg.Go(c.Close)
 	}
 	wg.Wait()
+	for _, s := range r.sessions {
+		s.closeConn(nil)
+	}
 }
 
 // servers names ZooKeeper in errors as the operator wrote it, without credentials.
@@ -172,6 +177,7 @@ type session struct {
 	last  error // the latest dial or handshake failure, for the "not reachable" error
 	// maxWait bounds how long one read may wait (the session timeout): see boundedConn.
 	maxWait time.Duration
+	conn    net.Conn // the latest connection dialled (under mu)
 }
 
 func (s *session) event(ev zk.Event) {
@@ -196,10 +202,25 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 		s.setLast(err)
 		return nil, err
 	}
+	s.closeConn(c)
 	if s.maxWait > 0 {
 		return boundedConn{Conn: c, max: s.maxWait}, nil
 	}
 	return c, nil
+}
+
+// closeConn closes the session's previous connection and keeps next (nil on Close). go-zookeeper
+// uses one connection at a time, and dials again only once it is done with the last one, but
+// after a handshake that found the session expired it leaves that one open: its sender
+// goroutine, buffer and socket stayed for good, one per expiry in a long dual-commit run.
+func (s *session) closeConn(next net.Conn) {
+	s.mu.Lock()
+	prev := s.conn
+	s.conn = next
+	s.mu.Unlock()
+	if prev != nil {
+		_ = prev.Close() // an error says it was closed already
+	}
 }
 
 // boundedConn caps every read deadline at max from now. go-zookeeper waits for the handshake

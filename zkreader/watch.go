@@ -60,7 +60,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)
 	}
-	w.r.conns = []*zk.Conn{c}
+	w.r.conns, w.r.sessions = []*zk.Conn{c}, []*session{s}
 	if err := w.r.waitSessions(ctx, cfg.SessionTimeout, []*session{s}, scheme, auth); err != nil {
 		w.r.Close()
 		return nil, err
