@@ -71,6 +71,11 @@ func ReadPlanHead(r io.Reader) (Plan, error) {
 	return p, nil
 }
 
+// containsAll reports whether every one of want is in have.
+func containsAll(have, want []string) bool {
+	return !slices.ContainsFunc(want, func(k string) bool { return !slices.Contains(have, k) })
+}
+
 // callbackError carries fn's error through the scan unchanged.
 type callbackError struct{ err error }
 
@@ -109,7 +114,7 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		}
 		seen = append(seen, key)
 		if key == "groups" {
-			if s.headOnly && !slices.ContainsFunc(headKeys, func(k string) bool { return !slices.Contains(seen, k) }) {
+			if s.headOnly && containsAll(seen, headKeys) {
 				if err := p.validateHead(); err != nil {
 					return Plan{}, err
 				}
