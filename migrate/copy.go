@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -21,7 +22,12 @@ const (
 	// Steps a write goes through within a batch; none is left in a returned result.
 	statusPending   PartitionStatus = "pending"   // to be committed, after the backup
 	statusCommitted PartitionStatus = "committed" // the broker accepted it, not yet read back
+	statusInFlight  PartitionStatus = "in-flight" // a stop came while its commit was sent: outcome unknown
 )
+
+// inFlightReason says why a partition whose commit was in flight at a stop failed: what Kafka
+// held when it was read back (no commit, or another offset), or that it could not be read.
+const inFlightReason = "the copy was stopped while its commit was in flight"
 
 // PartitionResult is what copy did with one planned write.
 type PartitionResult struct {
@@ -149,8 +155,9 @@ func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead)
 		}
 	}
 	c.commitAll(ctx, results, commits)
-	if !hasStatus(results, statusCommitted) {
-		return nil // nothing accepted: nothing to read back
+	accepted := hasStatus(results, statusCommitted)
+	if !accepted && !hasStatus(results, statusInFlight) {
+		return nil // nothing accepted, nothing that may have been: nothing to read back
 	}
 	// Commits Kafka accepted before a stop are read back all the same, so they are reported
 	// as written rather than failed; the read-back is bounded since ctx no longer is.
@@ -158,6 +165,10 @@ func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead)
 	defer cancel()
 	if err := c.readBackGating(ctx, rctx, results, ahead); err != nil {
 		settle(results, statusCommitted, StatusFailed, "committed, but the read-back failed")
+		settle(results, statusInFlight, StatusFailed, inFlightReason+", and the read-back failed: Kafka may hold the target or not (run verify)")
+		if !accepted {
+			return nil // the stop, which the caller reports, is why these are unknown
+		}
 		return err
 	}
 	return nil
@@ -253,6 +264,12 @@ func pending(gr GroupResult) []PartitionResult {
 	return out
 }
 
+// stoppedMidCommit reports whether a commit error is the run's stop (its context ended) rather
+// than an answer: the committer gives up waiting, and the commit may still have been applied.
+func stoppedMidCommit(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
 // applyCommit records per-partition commit outcomes: never one verdict for the whole group
 // unless the whole request failed.
 func applyCommit(gr *GroupResult, errs []CommitError, err error) {
@@ -268,6 +285,9 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 		// A per-partition answer wins over the group error: the writer sets the group error when
 		// ctx ended even though earlier chunks were accepted, and those must be read back.
 		switch cerr, ok := byTP[TopicPartition{p.Topic, p.Partition}]; {
+		case !ok && stoppedMidCommit(err), ok && stoppedMidCommit(cerr):
+			// The request may have reached the broker before the stop, and be applied: read back.
+			p.Status = statusInFlight
 		case !ok && err != nil:
 			p.Status, p.Reason = StatusFailed, "commit failed: "+err.Error()
 		case !ok:

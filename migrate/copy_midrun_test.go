@@ -140,34 +140,50 @@ func TestCopyStoppedWhileTheBatchWasPrepared(t *testing.T) {
 // stopDuringCommit commits through the fake, then ends the run's context and answers as the
 // writer does when ctx ended after its chunks were accepted: every partition's result and a
 // group error. With refuse, nothing is accepted and Kafka becomes unreadable.
+// stopDuringCommit stops the run while a commit is on its way: the commit is applied or not,
+// and its answer is given or lost to the stop (the context error alone, as kafkawriter returns
+// when the run's context ends first); failReads makes the read-back fail too.
 type stopDuringCommit struct {
-	kafka  *migratetest.KafkaStore
-	cancel context.CancelFunc
-	refuse bool
+	kafka         *migratetest.KafkaStore
+	cancel        context.CancelFunc
+	apply, answer bool
+	failReads     bool
 }
 
 func (s stopDuringCommit) Commit(ctx context.Context, group string, commits []migrate.Commit) ([]migrate.CommitError, error) {
 	s.cancel()
 	gerr := fmt.Errorf("commit group %q: %w", group, context.Canceled)
-	if s.refuse {
+	if s.failReads {
 		s.kafka.FailReads(errors.New("broker down"))
-		return nil, gerr
 	}
-	errs, err := s.kafka.Commit(context.WithoutCancel(ctx), group, commits)
-	if err != nil {
-		return nil, err
+	var errs []migrate.CommitError
+	if s.apply {
+		var err error
+		if errs, err = s.kafka.Commit(context.WithoutCancel(ctx), group, commits); err != nil {
+			return nil, err
+		}
+	}
+	if !s.answer {
+		return nil, gerr
 	}
 	return errs, gerr
 }
 
 func TestCopyStoppedDuringTheCommit(t *testing.T) {
 	cases := []struct {
-		name   string
-		refuse bool
-		want   migrate.PartitionStatus
+		name       string
+		committer  stopDuringCommit
+		want       migrate.PartitionStatus
+		wantReason string // in every partition's reason
 	}{
-		{name: "accepted commits are read back and reported written", want: migrate.StatusWritten},
-		{name: "nothing accepted: failed, and no read-back", refuse: true, want: migrate.StatusFailed},
+		{name: "accepted and answered: read back and reported written",
+			committer: stopDuringCommit{apply: true, answer: true}, want: migrate.StatusWritten},
+		{name: "applied, the answer lost to the stop: read back and reported written",
+			committer: stopDuringCommit{apply: true}, want: migrate.StatusWritten},
+		{name: "not applied, the answer lost to the stop: read back, failed, saying what Kafka holds",
+			committer: stopDuringCommit{}, want: migrate.StatusFailed, wantReason: "in flight; read back: Kafka holds"},
+		{name: "not applied and Kafka unreadable: failed, saying the outcome is unknown",
+			committer: stopDuringCommit{failReads: true}, want: migrate.StatusFailed, wantReason: "Kafka may hold the target or not"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,8 +191,9 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 			plan := planFor(t, legacy, kafka)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{},
-				Committer: stopDuringCommit{kafka: kafka, cancel: cancel, refuse: tc.refuse}}
+			committer := tc.committer
+			committer.kafka, committer.cancel = kafka, cancel
+			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{}, Committer: committer}
 			res, err := c.Run(ctx, plan, true)
 			if err != nil {
 				t.Fatalf("err = %v, want none: the stop came during the last batch", err)
@@ -184,6 +201,13 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 			want := map[string]migrate.PartitionStatus{"g1/t/0": tc.want, "g1/t/1": tc.want, "g2/t/0": tc.want}
 			if got := statuses(res); !mapsEqual(got, want) {
 				t.Errorf("statuses = %v, want %v", got, want)
+			}
+			for _, g := range res.Groups {
+				for _, p := range g.Partitions {
+					if !strings.Contains(p.Reason, tc.wantReason) {
+						t.Errorf("%s/%s/%d: reason %q, want it to say %q", g.Group, p.Topic, p.Partition, p.Reason, tc.wantReason)
+					}
+				}
 			}
 		})
 	}

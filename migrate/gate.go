@@ -151,18 +151,26 @@ func (c *Copier) readBack(ctx context.Context, results []GroupResult) error {
 	return nil
 }
 
-// applyReadBack marks each committed partition of results written when states holds exactly
-// its target, failed otherwise.
+// applyReadBack marks each committed partition of results, and each whose commit was in flight
+// at a stop, written when states holds exactly its target, failed otherwise.
 func applyReadBack(results []GroupResult, states map[string]GroupState) {
 	for i := range results {
 		st := states[results[i].Group]
 		for j := range results[i].Partitions {
 			p := &results[i].Partitions[j]
-			if p.Status != statusCommitted {
+			if p.Status != statusCommitted && p.Status != statusInFlight {
 				continue
 			}
 			got, ok := st.Committed[TopicPartition{p.Topic, p.Partition}]
 			switch {
+			case p.Status == statusInFlight && (!ok || got != p.Target):
+				what := "no commit"
+				if ok {
+					p.ReadBack = &got
+					what = fmt.Sprintf("%d", got)
+				}
+				p.Status, p.Reason = StatusFailed, fmt.Sprintf("%s; read back: Kafka holds %s, not %d (a commit still on its way may land later: run verify)",
+					inFlightReason, what, p.Target)
 			case !ok:
 				p.Status, p.Reason = StatusFailed, "read back: Kafka has no commit"
 			case got != p.Target:
