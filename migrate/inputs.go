@@ -172,14 +172,17 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 	return out, nil
 }
 
-// keepGroup is what a plan keeps of a group read: the offsets of the selected topics, and the
-// liveness (copied: the store's slices are not ours). ok is false for a group a topic filter
-// leaves without offsets: it is not part of the plan.
-//
-// An invalid entry that names no topic stands for a group's offsets folder the store could not
-// list (ZooKeeper ACL): its topics are unknown, so no topic filter can tell they are not
-// selected, and it is kept. Dropped, it took the group out of a filtered plan, which then
-// looked clean and copied nothing for it.
+// keepsOffset reports whether the topic filter selects o. An invalid entry that names no topic
+// stands for a group's offsets folder the store could not list (ZooKeeper ACL): its topics are
+// unknown, so no topic filter can tell they are not selected, and it is kept. Dropped, it took
+// the group out of a filtered plan, which then looked clean and copied nothing for it.
+func (f Filter) keepsOffset(o LegacyOffset) bool {
+	return f.MatchTopic(o.Topic) || (o.Topic == "" && o.Invalid != "")
+}
+
+// keepGroup is what a plan keeps of a group read: the offsets the filter keeps (keepsOffset),
+// and the liveness (copied: the store's slices are not ours). ok is false for a group a topic
+// filter leaves without offsets: it is not part of the plan.
 func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 	kept = LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
 	if f.TopicRegex == nil {
@@ -191,7 +194,7 @@ func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 		return kept, true
 	}
 	for _, o := range g.Offsets {
-		if f.MatchTopic(o.Topic) || (o.Topic == "" && o.Invalid != "") {
+		if f.keepsOffset(o) {
 			kept.Offsets = append(kept.Offsets, o)
 		}
 	}

@@ -36,7 +36,7 @@ type groupView struct {
 func (l *loop) view(lg LegacyGroup, ks GroupState) groupView {
 	v := groupView{zk: map[TopicPartition]LegacyOffset{}, invalid: map[TopicPartition]bool{}, kafka: map[TopicPartition]int64{}}
 	for _, o := range lg.Offsets {
-		if !l.m.Filter.MatchTopic(o.Topic) {
+		if !l.m.Filter.keepsOffset(o) {
 			continue
 		}
 		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}

@@ -252,3 +252,29 @@ func TestMirrorDryRunWritesNothing(t *testing.T) {
 		t.Errorf("zookeeper written in a dry run: %d", got)
 	}
 }
+
+// TestMirrorCountsAnUnlistableOffsetsFolder: a group whose offsets folder could not be listed
+// reports it as invalid whatever the topic filter (its topics are unknown), and nothing is
+// written for it.
+func TestMirrorCountsAnUnlistableOffsetsFolder(t *testing.T) {
+	for _, topicRe := range []string{"", "^t$"} {
+		t.Run(topicRe, func(t *testing.T) {
+			f := newFixture()
+			flt, err := migrate.NewFilter(nil, "", topicRe, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.m.Filter = flt
+			f.legacy.SetGroup(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{
+				{Topic: "", Partition: -1, Path: "/consumers/g/offsets", Invalid: "access denied (ACL): cannot list the group's topics"}}})
+			stop := f.start(t)
+			defer stop()
+			if st := f.obs.next(t, "g"); st.Invalid != 1 || len(st.Writes) != 0 {
+				t.Errorf("status %+v, want 1 invalid and no writes", st)
+			}
+			if n := len(f.kafka.Commits()); n != 0 {
+				t.Errorf("%d commits for a group whose offsets could not be listed", n)
+			}
+		})
+	}
+}
