@@ -59,14 +59,15 @@ func benchMultiRead(b *testing.B, n int) {
 	defer closePool(pool)
 	checkMultiRead(b, sessions[0], pool[0], paths)
 
+	singles, tens, hundreds := batchesOf(paths, 1), batchesOf(paths, 10), batchesOf(paths, 100)
 	ways := []struct {
 		name string
 		pass func() error
 	}{
 		{"go-zookeeper Get", func() error { return rawFetch(pool, 1024, paths) }},
-		{"single getData", func() error { return readBatches(sessions, 128, batchesOf(paths, 1), false) }},
-		{"multiRead of 10", func() error { return readBatches(sessions, 16, batchesOf(paths, 10), true) }},
-		{"multiRead of 100", func() error { return readBatches(sessions, 4, batchesOf(paths, 100), true) }},
+		{"single getData", func() error { return readBatches(sessions, 128, singles, false) }},
+		{"multiRead of 10", func() error { return readBatches(sessions, 16, tens, true) }},
+		{"multiRead of 100", func() error { return readBatches(sessions, 4, hundreds, true) }},
 	}
 	times := make([][]float64, len(ways))
 	serverCPUs := make([]time.Duration, len(ways))

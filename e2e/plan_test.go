@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/verify"
@@ -211,17 +209,7 @@ func TestPlanTopicFilterKeepsUnlistableGroup(t *testing.T) {
 	e.zkOffsets(g, topic, map[int32]int64{0: 3})
 	const user, pass = "owner", "zk-pass-5d1e0a9b"
 	folder := fmt.Sprintf("%s/consumers/%s/offsets", e.chroot, g)
-	if _, err := e.raw.SetACL(folder, zk.DigestACL(zk.PermAll, user, pass), -1); err != nil {
-		t.Fatalf("protect %s: %v", folder, err)
-	}
-	t.Cleanup(func() { // before the chroot's deletion, which lists every znode
-		if err := e.raw.AddAuth("digest", []byte(user+":"+pass)); err != nil {
-			t.Errorf("zookeeper auth: %v", err)
-		}
-		if _, err := e.raw.SetACL(folder, worldACL(), -1); err != nil {
-			t.Errorf("unprotect %s: %v", folder, err)
-		}
-	})
+	e.protect(t, folder, user, pass)
 
 	for _, re := range []string{"^" + topic + "$", "^no-such-topic$"} {
 		r := e.cli("migrate", "plan", "-o", "json", "--group", g, "--topic-regex", re)

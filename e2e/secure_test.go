@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -257,17 +255,7 @@ func TestSecureZKDigestAuth(t *testing.T) {
 	e.zkOffsets(g, topic, offsets)
 	const zkUser, zkPass = "migrator", "zk-pass-0c41f7e2"
 	protected := fmt.Sprintf("%s/consumers/%s/offsets/%s/1", e.chroot, g, topic)
-	if _, err := e.raw.SetACL(protected, zk.DigestACL(zk.PermAll, zkUser, zkPass), -1); err != nil {
-		t.Fatalf("protect %s: %v", protected, err)
-	}
-	t.Cleanup(func() { // before the chroot's deletion, which lists every znode
-		if err := e.raw.AddAuth("digest", []byte(zkUser+":"+zkPass)); err != nil {
-			t.Errorf("zookeeper auth: %v", err)
-		}
-		if _, err := e.raw.SetACL(protected, worldACL(), -1); err != nil {
-			t.Errorf("unprotect %s: %v", protected, err)
-		}
-	})
+	e.protect(t, protected, zkUser, zkPass)
 
 	denied := e.cli("migrate", "plan")
 	if denied.code != 2 || !strings.Contains(denied.stdout, "access denied (ACL)") || !strings.Contains(denied.stdout, "invalid-znode") {

@@ -77,3 +77,20 @@ func deleteTree(c *zk.Conn, p string) error {
 
 // worldACL is what the Scala consumer used for its znodes on an unsecured cluster.
 func worldACL() []zk.ACL { return zk.WorldACL(zk.PermAll) }
+
+// protect makes path readable only with the digest identity user:pass until the test ends; the
+// cleanup opens it again before the chroot's deletion, which lists every znode.
+func (e *env) protect(t *testing.T, path, user, pass string) {
+	t.Helper()
+	if _, err := e.raw.SetACL(path, zk.DigestACL(zk.PermAll, user, pass), -1); err != nil {
+		t.Fatalf("protect %s: %v", path, err)
+	}
+	t.Cleanup(func() {
+		if err := e.raw.AddAuth("digest", []byte(user+":"+pass)); err != nil {
+			t.Errorf("zookeeper auth: %v", err)
+		}
+		if _, err := e.raw.SetACL(path, worldACL(), -1); err != nil {
+			t.Errorf("unprotect %s: %v", path, err)
+		}
+	})
+}

@@ -38,29 +38,32 @@ func (b *signalBackup) Record(ctx context.Context, groups []migrate.GroupResult)
 	return nil
 }
 
+// gateChanges are what may happen to g2 after its batch was re-checked and before its commit;
+// each must block g2, and leave Kafka's g2 as the change left it (wantG2).
+var gateChanges = []struct {
+	name   string
+	change func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
+	wantG2 map[migrate.TopicPartition]int64
+}{
+	{name: "a simple consumer committed past the target",
+		change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g2", "t", 0, 50) },
+		wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
+	{name: "a legacy consumer registered",
+		change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("g2", "ids/c1") }},
+	{name: "the kafka group became active",
+		change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("g2", "Stable", 1) }},
+	{name: "all at once: committed 50 and a legacy consumer registered",
+		change: func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) {
+			k.SetCommitted("g2", "t", 0, 50)
+			l.SetLive("g2", "ids/c1")
+		},
+		wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
+}
+
 // TestCopyGatesAgainJustBeforeTheCommit: batch g2 is re-checked, decided and backed up while
 // batch g1 is committed; what changes in between must still block g2's commit.
 func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
-	cases := []struct {
-		name   string
-		change func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
-		wantG2 map[migrate.TopicPartition]int64
-	}{
-		{name: "a simple consumer committed past the target",
-			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g2", "t", 0, 50) },
-			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
-		{name: "a legacy consumer registered",
-			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("g2", "ids/c1") }},
-		{name: "the kafka group became active",
-			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("g2", "Stable", 1) }},
-		{name: "all at once: committed 50 and a legacy consumer registered",
-			change: func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) {
-				k.SetCommitted("g2", "t", 0, 50)
-				l.SetLive("g2", "ids/c1")
-			},
-			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
-	}
-	for _, tc := range cases {
+	for _, tc := range gateChanges {
 		for _, mode := range recheckModes {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				legacy, kafka := copyFixture(t)
@@ -218,18 +221,7 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 // output stalls (a full stdout pipe, a paused terminal), a commit or a registration made
 // meanwhile must still block k+1: a gate older than a moment is read again.
 func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
-	cases := []struct {
-		name   string
-		change func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
-		wantG2 map[migrate.TopicPartition]int64
-	}{
-		{name: "a simple consumer committed past the target",
-			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g2", "t", 0, 50) },
-			wantG2: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 50}},
-		{name: "a legacy consumer registered",
-			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("g2", "ids/c1") }},
-	}
-	for _, tc := range cases {
+	for _, tc := range gateChanges[:2] { // a commit past the target, a registration
 		for _, mode := range recheckModes {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				legacy, kafka := copyFixture(t)
