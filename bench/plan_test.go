@@ -172,6 +172,11 @@ func benchPlan(b *testing.B, n int) {
 	// makes plan's ZooKeeper requests without plan's logic: plan/blind is what plan's code
 	// costs, blind/raw what its listings cost.
 	var paired, blindRaw, planBlind []float64
+	// ZooKeeper's CPU summed per reader over the paired passes (raw, blind, plan): per request it
+	// swung from 9 to 23 us between the separate loops of one run, and only passes alternated
+	// under the same conditions tell whether plan's requests cost the server more than raw's.
+	var pairedServer [3]time.Duration
+	var pairedPasses int
 	b.Run("paired", func(b *testing.B) {
 		conns, err := best.dial(f.stack.ZK)
 		if err != nil {
@@ -199,8 +204,13 @@ func benchPlan(b *testing.B, n int) {
 			for i := range rounds {
 				var t [3]time.Duration // raw, blind, plan
 				for _, k := range orders[i%len(orders)] {
+					before, ok1 := serverCPU(f.stack)
 					t[k] = timed(passes[k])
+					if after, ok2 := serverCPU(f.stack); ok1 && ok2 {
+						pairedServer[k] += after - before
+					}
 				}
+				pairedPasses++
 				paired = append(paired, t[2].Seconds()/t[0].Seconds())
 				blindRaw = append(blindRaw, t[1].Seconds()/t[0].Seconds())
 				planBlind = append(planBlind, t[2].Seconds()/t[1].Seconds())
@@ -219,6 +229,13 @@ func benchPlan(b *testing.B, n int) {
 				n, len(paired), median(paired), slices.Min(paired), slices.Max(paired))
 			b.Logf("BLIND plan offsets=%d: plan's %d ZooKeeper requests without plan's logic, in the same %d rounds: blind time/raw time median %.2f, plan time/blind time median %.2f",
 				n, planReqs, len(blindRaw), median(blindRaw), median(planBlind))
+			if pairedServer[0] > 0 {
+				per := func(k, reqs int) float64 {
+					return float64(pairedServer[k].Microseconds()) / float64(pairedPasses) / float64(reqs)
+				}
+				b.Logf("COST plan offsets=%d: zookeeper server CPU per request in the paired rounds raw/blind/plan %.1f/%.1f/%.1f us",
+					n, per(0, rawReqs), per(1, planReqs), per(2, planReqs))
+			}
 		}
 		b.Logf("COST plan offsets=%d: zookeeper requests plan/raw %d/%d = %.3f; client CPU per pass plan/raw %s/%s = %.2f (%.1f / %.1f us per request)",
 			n, planReqs, rawReqs, float64(planReqs)/float64(rawReqs), planCPU.Round(time.Millisecond), rawCPU.Round(time.Millisecond),

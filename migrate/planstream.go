@@ -51,7 +51,15 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 	if err := pl.Policy.Validate(); err != nil {
 		return PlanTail{}, err
 	}
+	// The retention is read from Kafka while ZooKeeper lists the groups: one round trip less
+	// before the first offset is read.
+	retained := make(chan retentionRead, 1)
+	go func() {
+		d, err := pl.Kafka.OffsetsRetention(ctx)
+		retained <- retentionRead{d, err}
+	}()
 	all, err := pl.Legacy.ListGroups(ctx)
+	r := <-retained // no store call outlives Stream
 	if err != nil {
 		return PlanTail{}, fmt.Errorf("list legacy groups: %w", err)
 	}
@@ -60,10 +68,10 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		return PlanTail{}, err
 	}
 	all = nil // the selection is all that is needed from here
-	retention, err := pl.Kafka.OffsetsRetention(ctx)
-	if err != nil {
-		return PlanTail{}, fmt.Errorf("read offsets retention from kafka: %w", err)
+	if r.err != nil {
+		return PlanTail{}, fmt.Errorf("read offsets retention from kafka: %w", r.err)
 	}
+	retention := r.d
 	head := Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: now.UTC(), Policy: pl.Policy,
 		Retention: Duration(retention), Filter: pl.Filter.Spec(), Groups: []GroupPlan{}}
 	if err := sink.Head(head); err != nil {
@@ -103,6 +111,11 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		return PlanTail{}, err
 	}
 	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil
+}
+
+type retentionRead struct {
+	d   time.Duration
+	err error
 }
 
 // newFingerprinter starts Fingerprint for a streamed plan: fingerprintGroup each group in name
