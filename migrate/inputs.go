@@ -30,11 +30,7 @@ type Inputs struct {
 // computed from a partial view, because a missing Kafka commit would look like "zk-only" and be
 // overwritten.
 func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filter Filter) (Inputs, error) {
-	all, err := legacy.ListGroups(ctx)
-	if err != nil {
-		return Inputs{}, fmt.Errorf("list legacy groups: %w", err)
-	}
-	names, err := selectGroups(all, filter)
+	names, err := listSelected(ctx, legacy, filter)
 	if err != nil {
 		return Inputs{}, err
 	}
@@ -113,9 +109,13 @@ func readKafkaGroups(ctx context.Context, kafka KafkaState, names []string) <-ch
 	return out
 }
 
-// selectGroups applies the filter to the listed groups and checks that every group named
-// exactly exists.
-func selectGroups(all []string, f Filter) ([]string, error) {
+// listSelected lists the legacy groups and returns those the filter selects, sorted; a group
+// named exactly (--group) must exist.
+func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, error) {
+	all, err := legacy.ListGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list legacy groups: %w", err)
+	}
 	var names []string
 	for _, g := range all {
 		if f.MatchGroup(g) {

@@ -186,7 +186,7 @@ func (m *Mirror) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	groups, err := cfg.selectGroups(ctx)
+	groups, err := listSelected(ctx, cfg.Legacy, cfg.Filter)
 	if err != nil {
 		return err
 	}
@@ -194,26 +194,4 @@ func (m *Mirror) Run(ctx context.Context) error {
 	l.watch(ctx, groups)
 	defer l.stopWatch()
 	return l.run(ctx)
-}
-
-// selectGroups lists the legacy groups the filter selects; a group named explicitly must exist.
-func (m *Mirror) selectGroups(ctx context.Context) ([]string, error) {
-	all, err := m.Legacy.ListGroups(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list legacy groups: %w", err)
-	}
-	var out []string
-	have := make(map[string]bool, len(all))
-	for _, g := range all {
-		have[g] = true
-		if m.Filter.MatchGroup(g) {
-			out = append(out, g)
-		}
-	}
-	for _, g := range m.Filter.Groups {
-		if !have[g] {
-			return nil, fmt.Errorf("group %q: %w", g, ErrGroupNotFound)
-		}
-	}
-	return out, nil
 }

@@ -147,7 +147,7 @@ func (l *loop) flush(ctx context.Context) error {
 func (l *loop) housekeeping(ctx context.Context) {
 	now := l.m.Now()
 	if now.Sub(l.lastResync) >= l.m.ResyncInterval {
-		if groups, err := l.m.selectGroups(ctx); err != nil {
+		if groups, err := listSelected(ctx, l.m.Legacy, l.m.Filter); err != nil {
 			l.m.Observer.SyncFailed(l.groups, fmt.Errorf("resync: %w", err))
 		} else {
 			if !slices.Equal(groups, l.groups) {

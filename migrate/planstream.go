@@ -52,22 +52,22 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		return PlanTail{}, err
 	}
 	// The retention is read from Kafka while ZooKeeper lists the groups: one round trip less
-	// before the first offset is read.
+	// before the first offset is read. A listing or selection that fails stops it: the error is
+	// reported at once, not after Kafka's retries.
+	kctx, stopKafka := context.WithCancel(ctx)
+	defer stopKafka()
 	retained := make(chan retentionRead, 1)
 	go func() {
-		d, err := pl.Kafka.OffsetsRetention(ctx)
+		d, err := pl.Kafka.OffsetsRetention(kctx)
 		retained <- retentionRead{d, err}
 	}()
-	all, err := pl.Legacy.ListGroups(ctx)
-	r := <-retained // no store call outlives Stream
+	names, err := listSelected(ctx, pl.Legacy, pl.Filter)
 	if err != nil {
-		return PlanTail{}, fmt.Errorf("list legacy groups: %w", err)
-	}
-	names, err := selectGroups(all, pl.Filter)
-	if err != nil {
+		stopKafka()
+		<-retained // no store call outlives Stream
 		return PlanTail{}, err
 	}
-	all = nil // the selection is all that is needed from here
+	r := <-retained
 	if r.err != nil {
 		return PlanTail{}, fmt.Errorf("read offsets retention from kafka: %w", r.err)
 	}

@@ -2,6 +2,7 @@ package migrate_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
@@ -123,6 +125,69 @@ func TestPlannerStopsOnLateError(t *testing.T) {
 	}
 	if len(sink.groups) > 9 {
 		t.Errorf("%d groups handed over, but g009 was never read", len(sink.groups))
+	}
+}
+
+// stalledRetention is a Kafka whose retention read answers only when cancelled, as one being
+// retried while unreachable.
+type stalledRetention struct{ migrate.KafkaState }
+
+func (stalledRetention) OffsetsRetention(ctx context.Context) (time.Duration, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// TestPlannerListingErrorStopsTheRetentionRead: the retention is read while the groups are
+// listed; a listing or selection that fails is reported at once, without waiting for Kafka, and
+// a failing retention read is reported when the listing succeeds.
+func TestPlannerListingErrorStopsTheRetentionRead(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setup   func(*migratetest.LegacyStore, *migratetest.KafkaStore) migrate.KafkaState
+		groups  []string
+		wantErr string
+		wantIs  error
+	}{
+		{name: "listing fails", wantErr: "list legacy groups: zk down",
+			setup: func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) migrate.KafkaState {
+				l.FailList(errors.New("zk down"))
+				return stalledRetention{k}
+			}},
+		{name: "named group missing", groups: []string{"svc-typo"}, wantErr: `"svc-typo"`, wantIs: migrate.ErrGroupNotFound,
+			setup: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) migrate.KafkaState {
+				return stalledRetention{k}
+			}},
+		{name: "retention fails", wantErr: "read offsets retention from kafka: broker down",
+			setup: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) migrate.KafkaState {
+				k.FailReads(errors.New("broker down"))
+				return k
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			legacy, kafka := manyGroups(3)
+			f, err := migrate.NewFilter(tc.groups, "", "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl := &migrate.Planner{Legacy: legacy, Kafka: tc.setup(legacy, kafka), Filter: f, Policy: migrate.DefaultPolicy()}
+			sink := &collectSink{}
+			done := make(chan error, 1)
+			go func() {
+				_, err := pl.Stream(t.Context(), testNow, sink)
+				done <- err
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second): // a hang guard, not a timing
+				t.Fatal("Stream is still waiting for the retention read")
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) {
+				t.Fatalf("Stream: %v, want an error containing %q", err, tc.wantErr)
+			}
+			if sink.heads != 0 || len(sink.groups) != 0 {
+				t.Errorf("the sink got %d heads and %d groups before the error", sink.heads, len(sink.groups))
+			}
+		})
 	}
 }
 
