@@ -135,8 +135,11 @@ func checkEntry(f *File, errs *errList, e Entry) {
 	}
 }
 
-// checkName refuses names no store can hold: empty, invalid UTF-8, control characters. A '/'
-// is fine in a Kafka group name; PlanRestore refuses it for ZooKeeper.
+// checkName refuses names no store can hold: empty, invalid UTF-8, control characters, and
+// spaces around a name, which a hand-edited CSV ("g, t,0,5") gives and the restore table does
+// not show: restored to ZooKeeper, " t" was a new znode beside t, reported written. A '/' is
+// fine in a Kafka group name; PlanRestore refuses it for ZooKeeper. A topic name must also be
+// one Kafka can hold.
 func checkName(what, s string) error {
 	switch {
 	case s == "":
@@ -145,6 +148,27 @@ func checkName(what, s string) error {
 		return fmt.Errorf("%s name %q is not valid UTF-8", what, s)
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
 		return fmt.Errorf("%s name %q contains a control character", what, s)
+	case strings.TrimSpace(s) != s:
+		return fmt.Errorf("%s name %q begins or ends with a space", what, s)
+	case what == "topic":
+		return checkTopicName(s)
+	}
+	return nil
+}
+
+// checkTopicName applies Kafka's rule for topic names: ASCII letters, digits, '.', '_' and
+// '-', at most 249 characters, not "." or "..".
+func checkTopicName(s string) error {
+	switch {
+	case len(s) > 249:
+		return fmt.Errorf("topic name %q is longer than Kafka's 249 characters", s)
+	case s == "." || s == "..":
+		return fmt.Errorf("topic name %q is not one Kafka allows", s)
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("topic name %q has %q, which Kafka does not allow in a topic name (letters, digits, '.', '_', '-')", s, r)
+		}
 	}
 	return nil
 }
@@ -161,9 +185,15 @@ func checkDuplicates(entries []Entry, errs *errList) {
 	}
 }
 
+// nullableKeys are the required keys whose value may be null: a backup's kafka_before is null
+// when Kafka had no commit before the copy.
+var nullableKeys = []string{"kafka_before"}
+
 // objectKeys checks that raw is one JSON object whose keys are all known, none repeated and
-// every required one present. encoding/json alone would accept repeated keys (the last wins)
-// and match keys case-insensitively: in a file that decides offsets, neither is acceptable.
+// every required one present and, but for nullableKeys, not null. encoding/json alone would
+// accept repeated keys (the last wins), match keys case-insensitively and read a null number as
+// 0 ("offset": null as offset 0, "partition": null as partition 0): in a file that decides
+// offsets, none of that is acceptable.
 // at is the byte offset in raw where a problem was found.
 func objectKeys(raw []byte, known, required []string) (at int64, err error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -185,9 +215,12 @@ func objectKeys(raw []byte, known, required []string) (at int64, err error) {
 			return at, fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(known, ", "))
 		}
 		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
 			return dec.InputOffset(), fmt.Errorf("key %q: %w", key, err)
+		}
+		if string(val) == "null" && contains(required, key) && !contains(nullableKeys, key) {
+			return at, fmt.Errorf("key %q is null", key)
 		}
 	}
 	if _, err := dec.Token(); err != nil {

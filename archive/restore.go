@@ -202,6 +202,10 @@ func planKafka(it *Item, e Entry, cur Current, topics map[string]migrate.TopicIn
 		it.Status = migrate.StatusBlocked
 		it.Reason = fmt.Sprintf("not restorable: Kafka had no commit before the copy, and an offset commit cannot remove one "+
 			"(kafka-consumer-groups --delete-offsets --group %s --topic %s:%d does, with the group stopped)", e.Group, e.Topic, e.Partition)
+	case it.Current != nil && *it.Current == *e.Offset:
+		// Before the moved-since check: a copy stopped or failed before its commit left Kafka
+		// at kafka_before, which is not a move to undo, and --force would be the only way past it.
+		it.Status, it.Reason = migrate.StatusAlready, "Kafka already holds it"
 	case e.Expect != nil && !sameOffset(it.Current, e.Expect) && !opts.Force:
 		it.Status = migrate.StatusBlocked
 		it.Reason = fmt.Sprintf("Kafka is at %s, not at %d as the copy left it: it moved since the copy, and restoring "+
@@ -210,8 +214,6 @@ func planKafka(it *Item, e Entry, cur Current, topics map[string]migrate.TopicIn
 		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("topic %q does not exist in Kafka", e.Topic)
 	case !hasPart:
 		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("topic %q has no partition %d in Kafka", e.Topic, e.Partition)
-	case it.Current != nil && *it.Current == *e.Offset:
-		it.Status, it.Reason = migrate.StatusAlready, "Kafka already holds it"
 	case *e.Offset < r.LogStart || *e.Offset > r.LogEnd:
 		it.Status = migrate.StatusBlocked
 		it.Reason = fmt.Sprintf("offset %d is outside the partition's log [%d, %d]", *e.Offset, r.LogStart, r.LogEnd)

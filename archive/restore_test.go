@@ -45,6 +45,7 @@ func TestPlanRestoreKafka(t *testing.T) {
 		{"backup puts the previous commit back", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, migrate.StatusWouldWrite, "write 5"},
 		{"backup: no commit before, none now", entry("t", 0, nil, ptr[int64](10)), kafkaState(nil, "", 0), false, migrate.StatusAlready, "no commit"},
 		{"backup: no commit before is not restorable", entry("t", 0, nil, ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, migrate.StatusBlocked, "not restorable"},
+		{"backup: the copy never committed", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 5}, "Empty", 0), false, migrate.StatusAlready, "already holds"},
 		{"backup: kafka moved since the copy", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), false, migrate.StatusBlocked, "moved since the copy"},
 		{"backup: kafka moved, forced", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), true, migrate.StatusWouldWrite, "BACKWARDS by 7"},
 	}

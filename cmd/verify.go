@@ -84,6 +84,11 @@ func (o *verifyOptions) validate() error {
 	if o.flt, err = o.filter.filter(); err != nil {
 		return err
 	}
+	if o.mark && o.flt.Spec().TopicRegex != "" {
+		// A marker says the whole group was verified; under a topic filter, its other topics
+		// were never compared.
+		return errors.New("--mark with --topic-regex: a marker says the whole group is migrated, but only the selected topics are verified; verify without --topic-regex to mark")
+	}
 	o.opts.MatchTopic = o.flt.MatchTopic
 	return nil
 }

@@ -58,6 +58,8 @@ func TestVerifyVerdictsAndExitCodes(t *testing.T) {
 		{name: "unknown group", args: []string{"migrate", "verify", "--group", "nope"}, wantCode: ExitError, wantErr: "group not found"},
 		{name: "kafka unreadable", args: []string{"migrate", "verify"}, wantCode: ExitError, wantErr: "boom",
 			mutate: func(s writableStores) { s.kafka.FailReads(errBoom) }},
+		{name: "mark with a topic filter", args: []string{"migrate", "verify", "--mark", "--topic-regex", "^t$"}, wantCode: ExitError,
+			wantErr: "--mark with --topic-regex"},
 		{name: "negative lead", args: []string{"migrate", "verify", "--max-kafka-lead", "-3"}, wantCode: ExitError, wantErr: "is negative"},
 		{name: "strict and lead", args: []string{"migrate", "verify", "--strict", "--max-kafka-lead", "3"}, wantCode: ExitError, wantErr: "--strict already"},
 		{name: "bad output", args: []string{"migrate", "verify", "-o", "xml"}, wantCode: ExitError, wantErr: "--output"},
