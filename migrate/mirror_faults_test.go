@@ -31,6 +31,48 @@ func TestMirrorFlushOnStop(t *testing.T) {
 }
 
 // TestMirrorSurvivesStoreFailure: a failed read is reported, not fatal, and retried at the next poll.
+// TestMirrorFlushRetriesFailedWritesAtStop: at a stop (SIGTERM), the flush also syncs a group waiting for the retry
+// of a failed write, and a group it still cannot mirror makes Run fail, naming it: Kafka is
+// behind ZooKeeper there, and a clean exit ("pending changes flushed") would hide it.
+func TestMirrorFlushRetriesFailedWritesAtStop(t *testing.T) {
+	cases := []struct {
+		name       string
+		kafkaBack  bool // Kafka accepts commits again before the stop
+		wantKafka  int64
+		wantErrSub string
+	}{
+		{name: "kafka back: the retry is flushed", kafkaBack: true, wantKafka: 10},
+		{name: "kafka still failing: the stop is an error", kafkaBack: false, wantKafka: 5, wantErrSub: `1 groups not mirrored`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			f.m.FlushTimeout = time.Second
+			f.legacy.SetOffset("g", "t", 0, 10)
+			f.kafka.SetCommitted("g", "t", 0, 5)
+			f.kafka.SetGroup("g", "Empty", 0)
+			f.kafka.FailCommits(errors.New("NOT_COORDINATOR"))
+			stop := f.start(t)
+			if s := f.obs.next(t, "g"); s.Written() != 0 {
+				t.Fatalf("first sync wrote %d, want its commit to fail", s.Written())
+			}
+			if tc.kafkaBack {
+				f.kafka.FailCommits(nil)
+			}
+			err := stop()
+			if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != tc.wantKafka {
+				t.Errorf("after the stop Kafka holds %d for g t/0 (ZooKeeper 10), want %d", got, tc.wantKafka)
+			}
+			switch {
+			case tc.wantErrSub == "" && err != nil:
+				t.Errorf("Run: %v, want a clean stop", err)
+			case tc.wantErrSub != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrSub) || !strings.Contains(err.Error(), ": g:")):
+				t.Errorf("Run: %v, want an error containing %q naming g", err, tc.wantErrSub)
+			}
+		})
+	}
+}
+
 func TestMirrorSurvivesStoreFailure(t *testing.T) {
 	f := newFixture()
 	f.m.PollInterval = time.Millisecond

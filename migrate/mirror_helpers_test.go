@@ -134,7 +134,8 @@ func newFixture() *fixture {
 	return f
 }
 
-// start runs the mirror until the returned stop is called; stop returns Run's error.
+// start runs the mirror until the returned stop is called; stop returns Run's error. Unless
+// the test calls stop itself (and checks the error), Run must end without one.
 func (f *fixture) start(t *testing.T) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -142,7 +143,7 @@ func (f *fixture) start(t *testing.T) (stop func() error) {
 	go func() { done <- f.m.Run(ctx) }()
 	var once sync.Once
 	var err error
-	stop = func() error {
+	end := func() error {
 		once.Do(func() {
 			cancel()
 			select {
@@ -153,12 +154,16 @@ func (f *fixture) start(t *testing.T) (stop func() error) {
 		})
 		return err
 	}
+	checked := false
 	t.Cleanup(func() {
-		if err := stop(); err != nil {
+		if err := end(); err != nil && !checked {
 			t.Errorf("Run: %v", err)
 		}
 	})
-	return stop
+	return func() error {
+		checked = true
+		return end()
+	}
 }
 
 // mirrored returns the writes of a status with the given reason.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -134,12 +135,34 @@ func (l *loop) run(ctx context.Context) error {
 }
 
 // flush syncs the groups with pending changes once more after ctx ended (SIGTERM), with a
-// bounded context of its own, so a change seen just before the stop is not lost.
+// bounded context of its own, so a change seen just before the stop is not lost: those marked
+// and those waiting for the retry of a failed write. A group still not mirrored after it (a
+// write or read failed again, or the flush ran out of time) is an error, naming the groups:
+// Kafka is behind ZooKeeper for them, and a clean exit would say otherwise.
 func (l *loop) flush(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.m.FlushTimeout)
 	defer cancel()
+	l.remark(slices.Collect(maps.Keys(l.retryAt)))
+	clear(l.retryAt)
 	l.sync(fctx)
-	return nil
+	left := map[string]bool{}
+	l.mu.Lock()
+	maps.Copy(left, l.dirty)
+	l.mu.Unlock()
+	for g := range l.retryAt {
+		left[g] = true
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(left))
+	const shown = 10
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	return fmt.Errorf("stopped with %d groups not mirrored (a write or read failed, or the flush ran out of time after %s): %s: "+
+		"Kafka may be behind ZooKeeper for them; run dual-commit again, or verify", len(names), l.m.FlushTimeout, list)
 }
 
 // housekeeping marks the groups due for a full resync or a keep-alive, and starts a poll of

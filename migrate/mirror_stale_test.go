@@ -142,7 +142,7 @@ func TestMirrorUnreadableGroupAlone(t *testing.T) {
 	}
 	f.legacy.FailRead("bad", errors.New("znode corrupt"))
 	f.legacy.FailRead("bad2", errors.New("znode corrupt"))
-	f.start(t)
+	stop := f.start(t)
 	for _, g := range []string{"a", "c"} {
 		s := f.obs.next(t, g)
 		if w := writes(s, migrate.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
@@ -157,6 +157,10 @@ func TestMirrorUnreadableGroupAlone(t *testing.T) {
 		}
 	case <-time.After(waitFor):
 		t.Error("the unreadable group was not reported")
+	}
+	// Never mirrored: the stop says so, naming them, rather than exiting clean.
+	if err := stop(); err == nil || !strings.Contains(err.Error(), "2 groups not mirrored") || !strings.Contains(err.Error(), "bad, bad2") {
+		t.Errorf("Run at the stop: %v, want the two unreadable groups named", err)
 	}
 }
 
