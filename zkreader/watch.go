@@ -26,6 +26,15 @@ type Watcher struct {
 	pending []zk.Event
 	signal  chan struct{}
 
+	// armed is every watch the session holds, kept across Watch calls and cleared only when
+	// the session's watches are lost (expiry). go-zookeeper keeps one channel per watch set and
+	// frees it only when the watch fires: setting again a watch still held (a Watch restarted
+	// for a new selection, a retry after an error) added one for every quiet znode each time.
+	armedMu sync.Mutex
+	armed   map[watchKey]bool
+	denied  map[string]bool // znodes the ACLs keep us from watching, logged once each
+	set     atomic.Int64    // watches set on the server (ChildrenW, ExistsW, GetW), for tests
+
 	resets atomic.Int64
 }
 
@@ -49,7 +58,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	}
 	r.groupsInFlight = 1
 	log := r.log
-	w := &Watcher{signal: make(chan struct{}, 1), r: r}
+	w := &Watcher{signal: make(chan struct{}, 1), r: r, armed: map[watchKey]bool{}, denied: map[string]bool{}}
 	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout}
 	if dial == nil {
 		dial = s.dial
@@ -119,12 +128,10 @@ func firedKinds(t zk.EventType) []watchKind {
 	return nil
 }
 
-// watchRun is one Watch call: the watches it holds, so a fired one is re-armed once.
+// watchRun is one Watch call: the groups it reports.
 type watchRun struct {
 	w      *Watcher
 	groups map[string]bool
-	mu     sync.Mutex
-	armed  map[watchKey]bool
 }
 
 // retryArm is how long to wait before arming again after ZooKeeper failed (connection lost).
@@ -134,7 +141,7 @@ const retryArm = 500 * time.Millisecond
 // all set again once a new session exists, and every group is reported changed so the mirror
 // re-reads it. A plain reconnect keeps the watches (go-zookeeper sets them again itself).
 func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group string)) error {
-	run := &watchRun{w: w, groups: map[string]bool{}, armed: map[watchKey]bool{}}
+	run := &watchRun{w: w, groups: map[string]bool{}}
 	for _, g := range groups {
 		if err := ValidateName(g); err != nil {
 			return fmt.Errorf("watch group %q: %w", g, err)
@@ -160,7 +167,8 @@ func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group
 			return nil
 		case <-retry:
 			retry = nil
-			run.clear()
+			// Only what is missing is set: watches set before the failure are still held
+			// (a reconnect keeps them; an expiry has cleared the set).
 			if err := run.armGroups(ctx, names); err != nil {
 				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
 				continue
@@ -180,23 +188,24 @@ func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group
 				if ctx.Err() == nil && !rearmAll {
 					w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
 				}
+				w.clearArmed() // the session's watches are gone: every one is set afresh
 				rearmAll = true
 			case ev.Type == zk.EventSession:
 			default:
+				// Whatever the group: the set follows the session's watches, and a group
+				// dropped from the selection may be selected again.
+				w.fired(ev)
 				if g := run.groupOf(ev.Path); g != "" {
-					run.fired(ev)
 					touched[g] = append(touched[g], ev.Path)
 				}
 			}
 		}
 		if rearmAll {
-			run.clear() // set every watch afresh: a duplicate is harmless, a gap is not
-			continue    // every group is re-read once the watches are back
+			continue // every group is re-read once the watches are back
 		}
 		for _, g := range slices.Sorted(maps.Keys(touched)) {
 			if err := run.armPaths(ctx, touched[g]); err != nil {
-				w.r.log.Warn("zookeeper watch not set again, setting all again", "group", g, "err", err)
-				run.clear()
+				w.r.log.Warn("zookeeper watch not set again, setting what is missing", "group", g, "err", err)
 				rearmAll = true
 			}
 			changed(g)

@@ -25,17 +25,17 @@ func (run *watchRun) groupOf(p string) string {
 	return g
 }
 
-func (run *watchRun) clear() {
-	run.mu.Lock()
-	clear(run.armed)
-	run.mu.Unlock()
+func (w *Watcher) clearArmed() {
+	w.armedMu.Lock()
+	clear(w.armed)
+	w.armedMu.Unlock()
 }
 
-func (run *watchRun) fired(ev zk.Event) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
+func (w *Watcher) fired(ev zk.Event) {
+	w.armedMu.Lock()
+	defer w.armedMu.Unlock()
 	for _, k := range firedKinds(ev.Type) {
-		delete(run.armed, watchKey{ev.Path, k})
+		delete(w.armed, watchKey{ev.Path, k})
 	}
 }
 
@@ -83,29 +83,10 @@ func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
 	isDir := depth == 1 || (depth == 2 && !strings.HasPrefix(rel, "/ids/"))
 	switch {
 	case isDir:
-		if run.isArmed(p, watchChildren) {
-			// Still watched: its children are armed too, or will be by their own events.
-			return nil, nil
+		names, err := run.armDir(c, p)
+		if err != nil || names == nil {
+			return nil, err
 		}
-		names, _, _, err := c.ChildrenW(p)
-		if errors.Is(err, zk.ErrNoNode) {
-			if run.isArmed(p, watchExists) {
-				return nil, nil
-			}
-			ok, _, _, err := c.ExistsW(p)
-			if err != nil {
-				return nil, fmt.Errorf("watch %s: %w", p, err)
-			}
-			run.setArmed(p, watchExists)
-			if ok { // created in between: watch its children instead
-				return []string{p}, nil
-			}
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("watch %s: %w", p, err)
-		}
-		run.setArmed(p, watchChildren)
 		if depth == 2 && strings.HasPrefix(rel, "/owners/") {
 			return nil, nil
 		}
@@ -125,6 +106,10 @@ func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, nil // deleted: the topic directory's watch sees it come back
 		}
+		if errors.Is(err, zk.ErrNoAuth) {
+			run.deniedWatch(p)
+			return nil, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("watch %s: %w", p, err)
 		}
@@ -133,14 +118,72 @@ func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
 	return nil, nil
 }
 
+// armDir sets a directory's children watch (an exists watch while it is missing) and returns
+// its children, nil when there are none to arm below it. A directory still watched is listed
+// without a watch: an arming cut short (a lost connection, an error) may have set its watch and
+// not yet its children's, and only the missing ones are set again.
+func (run *watchRun) armDir(c *zk.Conn, p string) ([]string, error) {
+	if run.isArmed(p, watchChildren) {
+		names, _, err := c.Children(p)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			return nil, nil // deleted: the watch held fires
+		case errors.Is(err, zk.ErrNoAuth):
+			run.deniedWatch(p)
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("list %s: %w", p, err)
+		}
+		return names, nil
+	}
+	names, _, _, err := c.ChildrenW(p)
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		run.deniedWatch(p)
+		return nil, nil
+	case errors.Is(err, zk.ErrNoNode):
+		if run.isArmed(p, watchExists) {
+			return nil, nil
+		}
+		ok, _, _, err := c.ExistsW(p)
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", p, err)
+		}
+		run.setArmed(p, watchExists)
+		if ok { // created in between: watch its children instead
+			return run.armDir(c, p)
+		}
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("watch %s: %w", p, err)
+	}
+	run.setArmed(p, watchChildren)
+	return names, nil
+}
+
 func (run *watchRun) isArmed(p string, k watchKind) bool {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.armed[watchKey{p, k}]
+	run.w.armedMu.Lock()
+	defer run.w.armedMu.Unlock()
+	return run.w.armed[watchKey{p, k}]
 }
 
 func (run *watchRun) setArmed(p string, k watchKind) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	run.armed[watchKey{p, k}] = true
+	run.w.set.Add(1)
+	run.w.armedMu.Lock()
+	defer run.w.armedMu.Unlock()
+	run.w.armed[watchKey{p, k}] = true
+}
+
+// deniedWatch notes a znode the ACLs keep us from reading, so from watching: nothing is set
+// there and the other znodes are watched as usual. Failing the arming instead retried it every
+// 500 ms for good, and no group's change was reported until the next resync. The mirror's
+// read reports the znode (invalid, or liveness unknown), and the resync reads it again.
+func (run *watchRun) deniedWatch(p string) {
+	run.w.armedMu.Lock()
+	first := !run.w.denied[p]
+	run.w.denied[p] = true
+	run.w.armedMu.Unlock()
+	if first {
+		run.w.r.log.Warn("znode not readable (ACL): its changes are not watched, only read at each resync", "znode", p)
+	}
 }

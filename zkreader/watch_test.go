@@ -2,10 +2,14 @@ package zkreader
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
@@ -197,4 +201,110 @@ func TestWatcherSessionExpiry(t *testing.T) {
 	}
 	set(4)
 	c.expect(t, "g", "a change after the new session")
+}
+
+// TestWatcherDeniedZnode: a znode the ACLs keep us from reading is left unwatched, and every
+// other znode is still watched: it used to fail the arming, retried every 500 ms for good, and
+// no group's change was reported until the mirror's next resync.
+func TestWatcherDeniedZnode(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	private := append(zk.DigestACL(zk.PermAll, adminUser, adminPass), zk.ACL{Perms: zk.PermAdmin, Scheme: "world", ID: "anyone"})
+	e.create(t, "/consumers/g/offsets/t/0", "5", private)
+	e.create(t, "/consumers/g/offsets/t/1", "5", zk.WorldACL(zk.PermAll))
+	e.create(t, "/consumers/h/offsets/u", "", private) // a topic folder we cannot list
+	e.create(t, "/consumers/h/offsets/t/0", "1", zk.WorldACL(zk.PermAll))
+	r := openT(t, Config{Servers: e.servers()})
+	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	c := startWatch(t, w, "g", "h")
+	for _, s := range []struct{ group, topic string }{{"h", "t"}, {"g", "t"}} {
+		p := int32(0)
+		if s.group == "g" {
+			p = 1
+		}
+		if err := r.WriteOffsets(ctx, s.group, map[migrate.TopicPartition]int64{{Topic: s.topic, Partition: p}: 9}); err != nil {
+			t.Fatal(err)
+		}
+		c.expect(t, s.group, fmt.Sprintf("a readable offset of %s set beside a denied znode", s.group))
+	}
+}
+
+// TestWatchRestartSetsOnlyMissingWatches: a Watch restarted for a new selection (the mirror does
+// so when a resync finds groups created or deleted) sets on the server only the watches the
+// session does not hold yet. go-zookeeper keeps one channel per watch set until it fires, so
+// setting them all again each time grew without bound for quiet znodes (107 more per restart
+// here).
+func TestWatchRestartSetsOnlyMissingWatches(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	offs := map[migrate.TopicPartition]int64{}
+	for p := range int32(100) {
+		offs[migrate.TopicPartition{Topic: "t", Partition: p}] = 1
+	}
+	if err := r.WriteOffsets(ctx, "g", offs); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	var counts []int64
+	for i := range 4 {
+		groups := []string{"g", fmt.Sprintf("new-%d", i)}
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		reported := make(chan string, 10)
+		go func() { done <- w.Watch(wctx, groups, func(g string) { reported <- g }) }()
+		for range groups {
+			select {
+			case <-reported:
+			case <-time.After(watchWait):
+				t.Fatalf("restart %d: watches not set within %s", i, watchWait)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, w.set.Load())
+	}
+	// g: offsets/ and t/ children, ids/ and owners/ exists (absent), 100 data watches; each
+	// new group: exists watches on its three absent folders.
+	want := []int64{104 + 3, 104 + 6, 104 + 9, 104 + 12}
+	if !slices.Equal(counts, want) {
+		t.Errorf("watches set after each of 4 restarts: %v, want %v (g's set once)", counts, want)
+	}
+}
+
+// TestWatchArmsBelowAWatchedDirectory: an arming cut short (a lost connection) may leave a
+// directory's watch set and not yet its children's; the retry, which sets only what is missing,
+// still goes down to them. Simulated by a set that holds the directories' watches only.
+func TestWatchArmsBelowAWatchedDirectory(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	set := func(off int64) {
+		t.Helper()
+		if err := r.WriteOffsets(ctx, "g", map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: off}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(1)
+	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	for _, dir := range []string{"/consumers/g/offsets", "/consumers/g/offsets/t"} {
+		w.armed[watchKey{w.r.path(dir), watchChildren}] = true
+	}
+	c := startWatch(t, w, "g")
+	set(2)
+	c.expect(t, "g", "an offset set below directories already watched")
 }
