@@ -167,7 +167,7 @@ func PlanRestore(file File, to Target, st State, opts Options) (Plan, error) {
 			if to == TargetKafka {
 				err = planKafka(&it, e, cur, st.Topics, opts)
 			} else {
-				planZK(&it, name, cur)
+				planZK(&it, name, cur, opts)
 			}
 			if err != nil {
 				return Plan{}, fmt.Errorf("group %q topic %q partition %d: %w", name, e.Topic, e.Partition, err)
@@ -223,7 +223,10 @@ func planKafka(it *Item, e Entry, cur Current, topics map[string]migrate.TopicIn
 	return nil
 }
 
-func planZK(it *Item, group string, cur Current) {
+// padded reports whether a name begins or ends with white space.
+func padded(name string) bool { return strings.TrimSpace(name) != name }
+
+func planZK(it *Item, group string, cur Current, opts Options) {
 	for _, name := range []string{group, it.Topic} {
 		if strings.ContainsRune(name, '/') || name == "." || name == ".." {
 			it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("%q cannot be a znode name", name)
@@ -254,6 +257,11 @@ func planZK(it *Item, group string, cur Current) {
 		it.Status, it.Reason = migrate.StatusBlocked, "the file gives no offset"
 	case it.Current != nil && *it.Current == *it.Offset:
 		it.Status, it.Reason = migrate.StatusAlready, "ZooKeeper already holds it"
+	case len(found) == 0 && !opts.Force && (padded(group) || padded(it.Topic)):
+		// Legal, and carried by this tool's own files, but most likely a hand-edited CSV
+		// ("g, t,0,5"): restored, " t" was a new znode beside t, the table showing no space.
+		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("group %q topic %q: a name with spaces around it, and "+
+			"ZooKeeper has no such znode: a slip in the file? (--force creates it)", group, it.Topic)
 	case it.CurrentInvalid != "":
 		it.Status, it.Reason = migrate.StatusWouldWrite, fmt.Sprintf("replaces an invalid znode (%s) with %d", it.CurrentInvalid, *it.Offset)
 	default:

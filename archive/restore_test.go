@@ -167,3 +167,36 @@ func TestSelect(t *testing.T) {
 		t.Errorf("groups %v", g)
 	}
 }
+
+// TestPlanRestoreZKPaddedNames: a name with spaces around it is legal and this tool's own files
+// carry it, so it is restored over a znode that exists; a new znode so named (the likely slip
+// of a hand-edited CSV, "g, t,0,15") is held back unless --force.
+func TestPlanRestoreZKPaddedNames(t *testing.T) {
+	existing := []migrate.LegacyOffset{{Topic: " t", Partition: 0, Offset: 3, Path: "/consumers/g/offsets/ t/0"}}
+	cases := []struct {
+		name, group, topic string
+		zk                 []migrate.LegacyOffset
+		force              bool
+		status             migrate.PartitionStatus
+		reason             string
+	}{
+		{"new znode, padded topic", "g", " t", nil, false, migrate.StatusBlocked, `topic " t": a name with spaces around it`},
+		{"new znode, padded group", "g ", "t", nil, false, migrate.StatusBlocked, `group "g " topic "t"`},
+		{"new znode, forced", "g", " t", nil, true, migrate.StatusWouldWrite, "ZooKeeper has none"},
+		{"existing znode", "g", " t", existing, false, migrate.StatusWouldWrite, "write 5"},
+		{"plain names", "g", "t", nil, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := File{Format: FormatCSV, Entries: []Entry{{Key: migrate.Key{Group: tc.group, Topic: tc.topic}, Offset: ptr[int64](5), Line: 1}}}
+			p, err := PlanRestore(f, TargetZK, State{Groups: map[string]Current{tc.group: {ZK: tc.zk}}}, Options{Force: tc.force})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := p.Groups[0].Items[0]
+			if it.Status != tc.status || !strings.Contains(it.Reason, tc.reason) {
+				t.Errorf("%s %q, want %s with %q", it.Status, it.Reason, tc.status, tc.reason)
+			}
+		})
+	}
+}

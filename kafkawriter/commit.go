@@ -151,6 +151,9 @@ func partitionError(group string, tp migrate.TopicPartition, kerr error) error {
 	if errors.As(kerr, &k) && groupActiveKError(k) {
 		return fmt.Errorf("commit %s of group %q: %w: %w", tp, group, ErrGroupActive, kerr)
 	}
+	if errors.Is(kerr, sarama.ErrUnknownTopicOrPartition) {
+		return fmt.Errorf("commit %s of group %q: %w: %w", tp, group, migrate.ErrPartitionMissing, kerr)
+	}
 	if hint := authorizationHint(k); hint != "" {
 		return fmt.Errorf("commit %s of group %q: %s: %w", tp, group, hint, kerr)
 	}

@@ -10,3 +10,8 @@ var ErrGroupNotFound = errors.New("group not found")
 // an admin (generation -1) commit. Adapters wrap UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION and
 // REBALANCE_IN_PROGRESS with it so the core can tell "stop the consumers" from other failures.
 var ErrGroupActive = errors.New("kafka group is active")
+
+// ErrPartitionMissing means Kafka has no such topic or partition (UNKNOWN_TOPIC_OR_PARTITION on
+// a commit): a retry cannot fix it. Plan calls it topic-missing or partition-missing; in
+// dual-commit it is usually a legacy offset left behind by a deleted topic.
+var ErrPartitionMissing = errors.New("no such topic or partition in kafka")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestMirrorFlushOnStop: a change seen just before the stop (SIGTERM) is still written, and Run
@@ -30,19 +31,38 @@ func TestMirrorFlushOnStop(t *testing.T) {
 	}
 }
 
-// TestMirrorSurvivesStoreFailure: a failed read is reported, not fatal, and retried at the next poll.
-// TestMirrorFlushRetriesFailedWritesAtStop: at a stop (SIGTERM), the flush also syncs a group waiting for the retry
-// of a failed write, and a group it still cannot mirror makes Run fail, naming it: Kafka is
-// behind ZooKeeper there, and a clean exit ("pending changes flushed") would hide it.
-func TestMirrorFlushRetriesFailedWritesAtStop(t *testing.T) {
+// TestMirrorFlushAtStop: at a stop (SIGTERM), the flush also syncs a group waiting for the retry
+// of a failed write, and syncs again a group whose stores moved under it; a group it still
+// cannot mirror makes Run fail, naming it (Kafka is behind ZooKeeper there, and a clean exit,
+// "pending changes flushed", would hide it), but not a write Kafka refuses for good.
+func TestMirrorFlushAtStop(t *testing.T) {
 	cases := []struct {
-		name       string
-		kafkaBack  bool // Kafka accepts commits again before the stop
-		wantKafka  int64
-		wantErrSub string
+		name string
+		// setup runs before the start; atStop after the first sync, just before the stop. Kafka
+		// is read through h, which commits on request.
+		setup, atStop func(f *fixture, h *commitOnRead)
+		wantFirst     int // partitions the first sync writes
+		wantKafka     int64
+		wantErrSub    string
 	}{
-		{name: "kafka back: the retry is flushed", kafkaBack: true, wantKafka: 10},
-		{name: "kafka still failing: the stop is an error", kafkaBack: false, wantKafka: 5, wantErrSub: `1 groups not mirrored`},
+		{name: "kafka back: the retry is flushed", wantKafka: 10,
+			setup:  func(f *fixture, _ *commitOnRead) { f.kafka.FailCommits(errors.New("NOT_COORDINATOR")) },
+			atStop: func(f *fixture, _ *commitOnRead) { f.kafka.FailCommits(nil) }},
+		{name: "kafka still failing: the stop is an error", wantKafka: 5, wantErrSub: "1 groups not mirrored",
+			setup: func(f *fixture, _ *commitOnRead) { f.kafka.FailCommits(errors.New("NOT_COORDINATOR")) }},
+		{name: "a legacy offset of a deleted topic is not counted", wantFirst: 1, wantKafka: 10,
+			setup: func(f *fixture, _ *commitOnRead) { f.legacy.SetOffset("g", "gone", 0, 3) }},
+		{name: "kafka moved ahead during the flush: decided anew, not a failure", wantFirst: 1, wantKafka: 25,
+			setup: func(f *fixture, _ *commitOnRead) {
+				f.m.BatchDelay = time.Hour // the change below is synced by the flush only
+			},
+			atStop: func(f *fixture, h *commitOnRead) {
+				f.legacy.SetOffset("g", "t", 0, 20)
+				// A committer outside the group (a dual-commit-enabled Scala consumer) commits
+				// 25 between the flush's batch read and its re-read before the commit.
+				h.commitOn(2, "g", "t", 25)
+				f.watch.fire(t, "g")
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,17 +71,19 @@ func TestMirrorFlushRetriesFailedWritesAtStop(t *testing.T) {
 			f.legacy.SetOffset("g", "t", 0, 10)
 			f.kafka.SetCommitted("g", "t", 0, 5)
 			f.kafka.SetGroup("g", "Empty", 0)
-			f.kafka.FailCommits(errors.New("NOT_COORDINATOR"))
+			h := &commitOnRead{KafkaState: f.kafka, k: f.kafka}
+			f.m.Kafka = h
+			tc.setup(f, h)
 			stop := f.start(t)
-			if s := f.obs.next(t, "g"); s.Written() != 0 {
-				t.Fatalf("first sync wrote %d, want its commit to fail", s.Written())
+			if s := f.obs.next(t, "g"); s.Written() != tc.wantFirst {
+				t.Fatalf("first sync wrote %d, want %d", s.Written(), tc.wantFirst)
 			}
-			if tc.kafkaBack {
-				f.kafka.FailCommits(nil)
+			if tc.atStop != nil {
+				tc.atStop(f, h)
 			}
 			err := stop()
 			if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != tc.wantKafka {
-				t.Errorf("after the stop Kafka holds %d for g t/0 (ZooKeeper 10), want %d", got, tc.wantKafka)
+				t.Errorf("after the stop Kafka holds %d for g t/0, want %d", got, tc.wantKafka)
 			}
 			switch {
 			case tc.wantErrSub == "" && err != nil:
@@ -73,6 +95,35 @@ func TestMirrorFlushRetriesFailedWritesAtStop(t *testing.T) {
 	}
 }
 
+// commitOnRead reads Kafka's groups through; once told, its onRead-th read from then on sees a
+// commit land first.
+type commitOnRead struct {
+	migrate.KafkaState
+	k            *migratetest.KafkaStore
+	mu           sync.Mutex
+	left         int // reads until the commit; 0: none pending
+	group, topic string
+	to           int64
+}
+
+func (c *commitOnRead) commitOn(read int, group, topic string, to int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.left, c.group, c.topic, c.to = read, group, topic, to
+}
+
+func (c *commitOnRead) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	c.mu.Lock()
+	if c.left > 0 {
+		if c.left--; c.left == 0 {
+			c.k.SetCommitted(c.group, c.topic, 0, c.to)
+		}
+	}
+	c.mu.Unlock()
+	return c.KafkaState.Groups(ctx, groups)
+}
+
+// TestMirrorSurvivesStoreFailure: a failed read is reported, not fatal, and retried at the next poll.
 func TestMirrorSurvivesStoreFailure(t *testing.T) {
 	f := newFixture()
 	f.m.PollInterval = time.Millisecond

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,6 +33,9 @@ type loop struct {
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
 	retryAt  map[string]time.Time
+	// permanent is set while flushing: the groups whose failed writes all failed for good
+	// (ErrPartitionMissing), which the stop does not count as not mirrored.
+	permanent map[string]bool
 
 	watchStop func()       // stops the running Watch and waits for it
 	watchErr  <-chan error // the running Watch's end
@@ -136,21 +140,32 @@ func (l *loop) run(ctx context.Context) error {
 
 // flush syncs the groups with pending changes once more after ctx ended (SIGTERM), with a
 // bounded context of its own, so a change seen just before the stop is not lost: those marked
-// and those waiting for the retry of a failed write. A group still not mirrored after it (a
-// write or read failed again, or the flush ran out of time) is an error, naming the groups:
-// Kafka is behind ZooKeeper for them, and a clean exit would say otherwise.
+// and those waiting for the retry of a failed write. A sync that finds a store moved marks its
+// group to be decided anew, so the flush syncs again, a few times at most, while any is marked.
+// A group still not mirrored after it (a read or write failed, or the flush ran out of time) is
+// an error naming the groups: Kafka may be behind ZooKeeper there, and a clean exit would say
+// otherwise. Writes Kafka refuses for good (a topic or partition it does not have: a legacy
+// offset of a deleted topic) are left out: no run can write them, and plan reports them.
 func (l *loop) flush(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.m.FlushTimeout)
 	defer cancel()
 	l.remark(slices.Collect(maps.Keys(l.retryAt)))
 	clear(l.retryAt)
-	l.sync(fctx)
+	l.permanent = map[string]bool{}
+	for range flushPasses {
+		l.sync(fctx)
+		if l.dirtyCount() == 0 || fctx.Err() != nil {
+			break
+		}
+	}
 	left := map[string]bool{}
 	l.mu.Lock()
 	maps.Copy(left, l.dirty)
 	l.mu.Unlock()
 	for g := range l.retryAt {
-		left[g] = true
+		if !l.permanent[g] {
+			left[g] = true
+		}
 	}
 	if len(left) == 0 {
 		return nil
@@ -163,6 +178,16 @@ func (l *loop) flush(ctx context.Context) error {
 	}
 	return fmt.Errorf("stopped with %d groups not mirrored (a write or read failed, or the flush ran out of time after %s): %s: "+
 		"Kafka may be behind ZooKeeper for them; run dual-commit again, or verify", len(names), l.m.FlushTimeout, list)
+}
+
+// flushPasses bounds the syncs of a flush: a group marked again by one (a store moved under it)
+// is decided anew by the next.
+const flushPasses = 3
+
+func (l *loop) dirtyCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.dirty)
 }
 
 // housekeeping marks the groups due for a full resync or a keep-alive, and starts a poll of
@@ -286,6 +311,11 @@ func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
 	if !failed {
 		delete(l.failures, st.Group)
 		return
+	}
+	if l.permanent != nil { // flushing: note a group whose every failure is one no retry fixes
+		l.permanent[st.Group] = !slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool {
+			return w.Err != nil && !errors.Is(w.Err, ErrPartitionMissing)
+		})
 	}
 	n := min(l.failures[st.Group], 6)
 	l.failures[st.Group]++

@@ -2,7 +2,6 @@ package migratetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,8 +12,9 @@ import (
 )
 
 // ErrUnknownTopicOrPartition is the per-partition error of a commit to a partition Kafka does
-// not have, as the broker's UNKNOWN_TOPIC_OR_PARTITION.
-var ErrUnknownTopicOrPartition = errors.New("unknown topic or partition")
+// not have, as the broker's UNKNOWN_TOPIC_OR_PARTITION; like the adapter's, it wraps
+// migrate.ErrPartitionMissing.
+var ErrUnknownTopicOrPartition = fmt.Errorf("unknown topic or partition: %w", migrate.ErrPartitionMissing)
 
 // CommitRecord is one partition the fake wrote.
 type CommitRecord struct {
