@@ -223,8 +223,18 @@ func planKafka(it *Item, e Entry, cur Current, topics map[string]migrate.TopicIn
 	return nil
 }
 
-// padded reports whether a name begins or ends with white space.
-func padded(name string) bool { return strings.TrimSpace(name) != name }
+// newPaddedName reports whether the group, or the topic within it, has a name that begins or
+// ends with white space and that ZooKeeper does not hold yet (zk: the group's znodes).
+func newPaddedName(group, topic string, zk []migrate.LegacyOffset) bool {
+	padded := func(name string) bool { return strings.TrimSpace(name) != name }
+	switch {
+	case padded(group) && len(zk) == 0:
+		return true
+	case padded(topic):
+		return !slices.ContainsFunc(zk, func(o migrate.LegacyOffset) bool { return o.Topic == topic })
+	}
+	return false
+}
 
 func planZK(it *Item, group string, cur Current, opts Options) {
 	for _, name := range []string{group, it.Topic} {
@@ -257,11 +267,12 @@ func planZK(it *Item, group string, cur Current, opts Options) {
 		it.Status, it.Reason = migrate.StatusBlocked, "the file gives no offset"
 	case it.Current != nil && *it.Current == *it.Offset:
 		it.Status, it.Reason = migrate.StatusAlready, "ZooKeeper already holds it"
-	case len(found) == 0 && !opts.Force && (padded(group) || padded(it.Topic)):
-		// Legal, and carried by this tool's own files, but most likely a hand-edited CSV
-		// ("g, t,0,5"): restored, " t" was a new znode beside t, the table showing no space.
-		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("group %q topic %q: a name with spaces around it, and "+
-			"ZooKeeper has no such znode: a slip in the file? (--force creates it)", group, it.Topic)
+	case len(found) == 0 && !opts.Force && newPaddedName(group, it.Topic, cur.ZK):
+		// Legal, and carried by this tool's own files, but a name ZooKeeper does not know yet
+		// is most likely a hand-edited CSV ("g, t,0,5"): restored, " t" was a new znode beside
+		// t, the table showing no space.
+		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("group %q topic %q: a name with spaces around it that "+
+			"ZooKeeper does not have: a slip in the file? (--force creates it)", group, it.Topic)
 	case it.CurrentInvalid != "":
 		it.Status, it.Reason = migrate.StatusWouldWrite, fmt.Sprintf("replaces an invalid znode (%s) with %d", it.CurrentInvalid, *it.Offset)
 	default:

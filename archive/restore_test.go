@@ -173,6 +173,9 @@ func TestSelect(t *testing.T) {
 // of a hand-edited CSV, "g, t,0,15") is held back unless --force.
 func TestPlanRestoreZKPaddedNames(t *testing.T) {
 	existing := []migrate.LegacyOffset{{Topic: " t", Partition: 0, Offset: 3, Path: "/consumers/g/offsets/ t/0"}}
+	// A padded group ZooKeeper holds, restored on a partition it has no znode for yet (the
+	// rollback after Kafka consumers started on new partitions).
+	paddedGroup := []migrate.LegacyOffset{{Topic: "t", Partition: 1, Offset: 3, Path: "/consumers/g /offsets/t/1"}}
 	cases := []struct {
 		name, group, topic string
 		zk                 []migrate.LegacyOffset
@@ -181,9 +184,13 @@ func TestPlanRestoreZKPaddedNames(t *testing.T) {
 		reason             string
 	}{
 		{"new znode, padded topic", "g", " t", nil, false, migrate.StatusBlocked, `topic " t": a name with spaces around it`},
+		{"new znode, non-breaking space", "g", "t\u00a0", nil, false, migrate.StatusBlocked, "spaces around it"},
 		{"new znode, padded group", "g ", "t", nil, false, migrate.StatusBlocked, `group "g " topic "t"`},
 		{"new znode, forced", "g", " t", nil, true, migrate.StatusWouldWrite, "ZooKeeper has none"},
 		{"existing znode", "g", " t", existing, false, migrate.StatusWouldWrite, "write 5"},
+		{"known padded group, new partition", "g ", "t", paddedGroup, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
+		{"known padded topic, new partition", "g", " t", []migrate.LegacyOffset{{Topic: " t", Partition: 7, Offset: 1}}, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
+		{"known group, new padded topic", "g", " t", paddedGroup, false, migrate.StatusBlocked, "does not have"},
 		{"plain names", "g", "t", nil, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
 	}
 	for _, tc := range cases {

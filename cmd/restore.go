@@ -75,7 +75,7 @@ restorable, 1 an error or a partition that failed.`,
 	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
 	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-restore-backup-<time>.jsonl or .json)")
-	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers; a backup's partitions despite Kafka having moved since the copy")
+	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	return c
 }

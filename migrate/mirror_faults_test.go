@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +53,32 @@ func TestMirrorFlushAtStop(t *testing.T) {
 			setup: func(f *fixture, _ *commitOnRead) { f.kafka.FailCommits(errors.New("NOT_COORDINATOR")) }},
 		{name: "a legacy offset of a deleted topic is not counted", wantFirst: 1, wantKafka: 10,
 			setup: func(f *fixture, _ *commitOnRead) { f.legacy.SetOffset("g", "gone", 0, 3) }},
+		{name: "a write failed once, mirrored by a later pass while Kafka moved ahead", wantKafka: 10,
+			setup: func(f *fixture, _ *commitOnRead) {
+				f.legacy.SetOffset("g", "t", 1, 10)
+				f.kafka.SetCommitted("g", "t", 1, 5)
+				f.legacy.SetLive("g", "scala-consumer-1") // dual-commit enabled: phases switch
+				f.kafka.FailCommits(errors.New("NOT_COORDINATOR"))
+				var calls atomic.Int32
+				f.kafka.OnCommit(func(string) {
+					if calls.Add(1) == 3 { // the flush's second pass: the coordinator is back
+						f.kafka.FailCommits(nil)
+					}
+				})
+			},
+			atStop: func(_ *fixture, h *commitOnRead) {
+				h.commitOn(2, "g", migrate.TopicPartition{Topic: "t", Partition: 1}, 25)
+			}},
+		{name: "a topic the coordinator does not know yet is reported", wantFirst: 1, wantKafka: 10, wantErrSub: "1 groups not mirrored",
+			setup: func(f *fixture, _ *commitOnRead) {
+				f.kafka.AddTopic("new", migrate.PartitionRange{LogEnd: 100})
+				f.m.Committer = &unknownTopicOnce{OffsetCommitter: f.kafka, topic: "new"}
+				f.m.BatchDelay = time.Hour
+			},
+			atStop: func(f *fixture, _ *commitOnRead) {
+				f.legacy.SetOffset("g", "new", 0, 7) // Kafka's metadata has new/0; the commit says unknown
+				f.watch.fire(t, "g")
+			}},
 		{name: "kafka moved ahead during the flush: decided anew, not a failure", wantFirst: 1, wantKafka: 25,
 			setup: func(f *fixture, _ *commitOnRead) {
 				f.m.BatchDelay = time.Hour // the change below is synced by the flush only
@@ -60,7 +87,7 @@ func TestMirrorFlushAtStop(t *testing.T) {
 				f.legacy.SetOffset("g", "t", 0, 20)
 				// A committer outside the group (a dual-commit-enabled Scala consumer) commits
 				// 25 between the flush's batch read and its re-read before the commit.
-				h.commitOn(2, "g", "t", 25)
+				h.commitOn(2, "g", migrate.TopicPartition{Topic: "t"}, 25)
 				f.watch.fire(t, "g")
 			}},
 	}
@@ -95,28 +122,54 @@ func TestMirrorFlushAtStop(t *testing.T) {
 	}
 }
 
+// unknownTopicOnce answers the first commit to topic with UNKNOWN_TOPIC_OR_PARTITION, as a
+// coordinator whose metadata lags a topic just created, and commits the rest.
+type unknownTopicOnce struct {
+	migrate.OffsetCommitter
+	topic string
+	done  atomic.Bool
+}
+
+func (u *unknownTopicOnce) Commit(ctx context.Context, group string, cs []migrate.Commit) ([]migrate.CommitError, error) {
+	other := slices.DeleteFunc(slices.Clone(cs), func(c migrate.Commit) bool { return c.Topic == u.topic })
+	if len(other) == len(cs) || u.done.Swap(true) {
+		return u.OffsetCommitter.Commit(ctx, group, cs)
+	}
+	res, err := u.OffsetCommitter.Commit(ctx, group, other)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		if c.Topic == u.topic {
+			res = append(res, migrate.CommitError{TopicPartition: c.TopicPartition, Err: migratetest.ErrUnknownTopicOrPartition})
+		}
+	}
+	return res, nil
+}
+
 // commitOnRead reads Kafka's groups through; once told, its onRead-th read from then on sees a
 // commit land first.
 type commitOnRead struct {
 	migrate.KafkaState
-	k            *migratetest.KafkaStore
-	mu           sync.Mutex
-	left         int // reads until the commit; 0: none pending
-	group, topic string
-	to           int64
+	k     *migratetest.KafkaStore
+	mu    sync.Mutex
+	left  int // reads until the commit; 0: none pending
+	group string
+	tp    migrate.TopicPartition
+	to    int64
 }
 
-func (c *commitOnRead) commitOn(read int, group, topic string, to int64) {
+func (c *commitOnRead) commitOn(read int, group string, tp migrate.TopicPartition, to int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.left, c.group, c.topic, c.to = read, group, topic, to
+	c.left, c.group, c.tp, c.to = read, group, tp, to
 }
 
 func (c *commitOnRead) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	c.mu.Lock()
 	if c.left > 0 {
 		if c.left--; c.left == 0 {
-			c.k.SetCommitted(c.group, c.topic, 0, c.to)
+			c.k.SetCommitted(c.group, c.tp.Topic, c.tp.Partition, c.to)
 		}
 	}
 	c.mu.Unlock()

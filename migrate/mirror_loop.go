@@ -33,9 +33,11 @@ type loop struct {
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
 	retryAt  map[string]time.Time
-	// permanent is set while flushing: the groups whose failed writes all failed for good
-	// (ErrPartitionMissing), which the stop does not count as not mirrored.
-	permanent map[string]bool
+	// missing is set while flushing: for each group whose failed writes all said the topic or
+	// partition is missing (ErrPartitionMissing), those partitions. The stop leaves the group
+	// out if Kafka's metadata confirms they do not exist (a coordinator lagging behind a topic
+	// just created says the same).
+	missing map[string][]TopicPartition
 
 	watchStop func()       // stops the running Watch and waits for it
 	watchErr  <-chan error // the running Watch's end
@@ -144,14 +146,15 @@ func (l *loop) run(ctx context.Context) error {
 // group to be decided anew, so the flush syncs again, a few times at most, while any is marked.
 // A group still not mirrored after it (a read or write failed, or the flush ran out of time) is
 // an error naming the groups: Kafka may be behind ZooKeeper there, and a clean exit would say
-// otherwise. Writes Kafka refuses for good (a topic or partition it does not have: a legacy
-// offset of a deleted topic) are left out: no run can write them, and plan reports them.
+// otherwise. Writes to a topic or partition Kafka does not have (a legacy offset of a deleted
+// topic) are left out once Kafka's metadata confirms it: no run can write them, and plan
+// reports them.
 func (l *loop) flush(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.m.FlushTimeout)
 	defer cancel()
 	l.remark(slices.Collect(maps.Keys(l.retryAt)))
 	clear(l.retryAt)
-	l.permanent = map[string]bool{}
+	l.missing = map[string][]TopicPartition{}
 	for range flushPasses {
 		l.sync(fctx)
 		if l.dirtyCount() == 0 || fctx.Err() != nil {
@@ -159,14 +162,15 @@ func (l *loop) flush(ctx context.Context) error {
 		}
 	}
 	left := map[string]bool{}
-	l.mu.Lock()
-	maps.Copy(left, l.dirty)
-	l.mu.Unlock()
 	for g := range l.retryAt {
-		if !l.permanent[g] {
-			left[g] = true
-		}
+		left[g] = true
 	}
+	for g := range l.confirmedMissing(fctx) {
+		delete(left, g)
+	}
+	l.mu.Lock()
+	maps.Copy(left, l.dirty) // marked still: not synced to the end (a failed read, the timeout)
+	l.mu.Unlock()
 	if len(left) == 0 {
 		return nil
 	}
@@ -178,6 +182,53 @@ func (l *loop) flush(ctx context.Context) error {
 	}
 	return fmt.Errorf("stopped with %d groups not mirrored (a write or read failed, or the flush ran out of time after %s): %s: "+
 		"Kafka may be behind ZooKeeper for them; run dual-commit again, or verify", len(names), l.m.FlushTimeout, list)
+}
+
+// confirmedMissing returns the groups left with failed writes only to partitions that Kafka's
+// metadata says do not exist. A failed read confirms none.
+func (l *loop) confirmedMissing(ctx context.Context) map[string]bool {
+	var topics []string
+	for _, tps := range l.missing {
+		for _, tp := range tps {
+			topics = append(topics, tp.Topic)
+		}
+	}
+	if len(topics) == 0 {
+		return nil
+	}
+	slices.Sort(topics)
+	info, err := l.m.Kafka.Topics(ctx, slices.Compact(topics))
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for g, tps := range l.missing {
+		there := slices.ContainsFunc(tps, func(tp TopicPartition) bool {
+			t, ok := info[tp.Topic]
+			_, has := t.Partitions[tp.Partition]
+			return !ok || (t.Exists && has) // not described, or there after all
+		})
+		if !there {
+			out[g] = true
+		}
+	}
+	return out
+}
+
+// onlyMissing returns the partitions of the failed writes when every failure says Kafka has no
+// such topic or partition.
+func onlyMissing(ws []MirrorWrite) ([]TopicPartition, bool) {
+	var tps []TopicPartition
+	for _, w := range ws {
+		switch {
+		case w.Err == nil:
+		case errors.Is(w.Err, ErrPartitionMissing):
+			tps = append(tps, w.TopicPartition)
+		default:
+			return nil, false
+		}
+	}
+	return tps, len(tps) > 0
 }
 
 // flushPasses bounds the syncs of a flush: a group marked again by one (a store moved under it)
@@ -308,14 +359,17 @@ func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
 		l.remark([]string{st.Group})
 	}
 	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
+	if l.missing != nil { // flushing
+		if tps, only := onlyMissing(st.Writes); only {
+			l.missing[st.Group] = tps
+		} else {
+			delete(l.missing, st.Group)
+		}
+	}
 	if !failed {
 		delete(l.failures, st.Group)
+		delete(l.retryAt, st.Group) // a retry scheduled before is moot
 		return
-	}
-	if l.permanent != nil { // flushing: note a group whose every failure is one no retry fixes
-		l.permanent[st.Group] = !slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool {
-			return w.Err != nil && !errors.Is(w.Err, ErrPartitionMissing)
-		})
 	}
 	n := min(l.failures[st.Group], 6)
 	l.failures[st.Group]++
