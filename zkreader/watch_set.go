@@ -50,7 +50,7 @@ func (run *watchRun) armGroups(ctx context.Context, groups []string) error {
 	return run.armPaths(ctx, level)
 }
 
-// armPaths arms the paths and, below each directory newly armed, its children.
+// armPaths arms the paths and, below each directory, the children not armed yet.
 func (run *watchRun) armPaths(ctx context.Context, level []string) error {
 	for len(level) > 0 {
 		var (
