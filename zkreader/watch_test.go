@@ -17,6 +17,14 @@ import (
 // watchWait bounds how long a test waits for a watch to fire: a hang guard, not a speed check.
 const watchWait = 30 * time.Second
 
+// writeOffset sets one offset znode through the Reader's write side.
+func writeOffset(t *testing.T, r *Reader, group, topic string, p int32, off int64) {
+	t.Helper()
+	if err := r.WriteOffsets(context.Background(), group, map[migrate.TopicPartition]int64{{Topic: topic, Partition: p}: off}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // changes collects what a Watch reports.
 type changes struct{ ch chan string }
 
@@ -85,12 +93,7 @@ func TestWatcher(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
-	set := func(g, topic string, p int32, off int64) {
-		t.Helper()
-		if err := r.WriteOffsets(ctx, g, map[migrate.TopicPartition]int64{{Topic: topic, Partition: p}: off}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := func(g, topic string, p int32, off int64) { t.Helper(); writeOffset(t, r, g, topic, p, off) }
 	set("g", "t", 0, 1)
 	set("other", "t", 0, 1)
 	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
@@ -174,12 +177,7 @@ func TestWatcherSessionExpiry(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
-	set := func(off int64) {
-		t.Helper()
-		if err := r.WriteOffsets(ctx, "g", map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: off}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := func(off int64) { t.Helper(); writeOffset(t, r, "g", "t", 0, off) }
 	set(1)
 	d := &cuttable{}
 	const timeout = 4 * time.Second // the server's minimum (2 x tickTime)
@@ -226,9 +224,7 @@ func TestWatcherDeniedZnode(t *testing.T) {
 		if s.group == "g" {
 			p = 1
 		}
-		if err := r.WriteOffsets(ctx, s.group, map[migrate.TopicPartition]int64{{Topic: s.topic, Partition: p}: 9}); err != nil {
-			t.Fatal(err)
-		}
+		writeOffset(t, r, s.group, s.topic, p, 9)
 		c.expect(t, s.group, fmt.Sprintf("a readable offset of %s set beside a denied znode", s.group))
 	}
 }
@@ -289,12 +285,7 @@ func TestWatchArmsBelowAWatchedDirectory(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
-	set := func(off int64) {
-		t.Helper()
-		if err := r.WriteOffsets(ctx, "g", map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: off}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := func(off int64) { t.Helper(); writeOffset(t, r, "g", "t", 0, off) }
 	set(1)
 	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
 	if err != nil {
