@@ -84,13 +84,7 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
-				if got := statuses(res); !mapsEqual(got, want) {
-					t.Errorf("statuses = %v, want %v", got, want)
-				}
-				if got := committed(t, kafka, "g2"); !mapsEqual(got, tc.wantG2) {
-					t.Errorf("g2 in kafka = %v, want %v (as the change left it)", got, tc.wantG2)
-				}
+				checkG2Blocked(t, res, kafka, tc.wantG2)
 				for _, g := range res.Groups {
 					for _, p := range g.Partitions {
 						if p.Status == migrate.StatusBlocked && !strings.Contains(p.Reason, "just before the commit") {
@@ -237,14 +231,21 @@ func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
-				if got := statuses(res); !mapsEqual(got, want) {
-					t.Errorf("statuses = %v, want %v", got, want)
-				}
-				if got := committed(t, kafka, "g2"); !mapsEqual(got, tc.wantG2) {
-					t.Errorf("g2 in kafka = %v, want %v (as the change left it)", got, tc.wantG2)
-				}
+				checkG2Blocked(t, res, kafka, tc.wantG2)
 			})
 		}
+	}
+}
+
+// checkG2Blocked checks the outcome of a mid-copy change to g2: g1 written, g2 blocked, and
+// Kafka holding for g2 what the change left there (wantG2).
+func checkG2Blocked(t *testing.T, res migrate.CopyResult, kafka *migratetest.KafkaStore, wantG2 map[migrate.TopicPartition]int64) {
+	t.Helper()
+	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+	if got := statuses(res); !mapsEqual(got, want) {
+		t.Errorf("statuses = %v, want %v", got, want)
+	}
+	if got := committed(t, kafka, "g2"); !mapsEqual(got, wantG2) {
+		t.Errorf("g2 in kafka = %v, want %v (as the change left it)", got, wantG2)
 	}
 }
