@@ -46,7 +46,9 @@ func (c *syncCounter) GroupSynced(s migrate.GroupStatus) {
 	}
 }
 
-func (c *syncCounter) SyncFailed([]string, error) { c.failed.Add(1) }
+func (c *syncCounter) SyncFailed([]string, error)         { c.failed.Add(1) }
+func (c *syncCounter) SelectionChanged(migrate.Selection) {}
+func (c *syncCounter) LoopState(migrate.LoopState)        {}
 
 func (c *syncCounter) lastWrite(g string) time.Time {
 	c.mu.Lock()

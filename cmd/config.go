@@ -117,6 +117,7 @@ type globalOptions struct {
 	clientID         string
 	kafkaVersion     string
 	logLevel         string
+	logFormat        string
 	debug            bool
 	kafkaSec         kafkaSecurityFlags
 	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
@@ -136,6 +137,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	f.StringVar(&g.logFormat, "log-format", "text", "log format: text (key=value lines) or json (one object per line, for log shippers)")
 	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
 	g.kafkaSec.addFlags(root)
 }
@@ -149,7 +151,15 @@ func (g *globalOptions) setup(d *deps) error {
 	if g.debug {
 		level = slog.LevelDebug
 	}
-	d.logger = slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level}))
+	opts := &slog.HandlerOptions{Level: level}
+	switch g.logFormat {
+	case "text":
+		d.logger = slog.New(slog.NewTextHandler(d.stderr, opts))
+	case "json":
+		d.logger = slog.New(slog.NewJSONHandler(d.stderr, opts))
+	default:
+		return fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)
+	}
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)
 	}

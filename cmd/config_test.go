@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,7 @@ func TestConfigRejectsBadInput(t *testing.T) {
 		{name: "missing file", args: []string{"--config", "/nonexistent/zk2kafka.yaml"}, wantErr: "config file /nonexistent/zk2kafka.yaml"},
 		{name: "bad duration in env", env: map[string]string{"ZK2KAFKA_ZK_SESSION_TIMEOUT": "soon"}, wantErr: "ZK2KAFKA_ZK_SESSION_TIMEOUT"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format: "xml" is not one of text, json`},
 		{name: "bad zk auth scheme", args: []string{"--zk-auth", "sasl:u:p"}, wantErr: "digest:user:password"},
 		{name: "execute from a file", file: "execute: true\n", wantErr: `"execute" is taken only from the command line`},
 	}
@@ -103,6 +105,35 @@ func TestConfigRejectsBadInput(t *testing.T) {
 				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestLogFormatJSON: with --log-format json (or from the environment) every log line is one JSON
+// object, for log shippers.
+func TestLogFormatJSON(t *testing.T) {
+	t.Setenv("ZK2KAFKA_LOG_FORMAT", "json")
+	var out, errb bytes.Buffer
+	d := defaultDeps(&out, &errb)
+	root := newRootCmd(d, &globalOptions{})
+	probe := &cobra.Command{Use: "probe", RunE: func(*cobra.Command, []string) error {
+		d.logger.Info("hello", "group", "g")
+		d.logger.Warn("careful")
+		return nil
+	}}
+	root.AddCommand(probe)
+	root.SetArgs([]string{"probe"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines, want 2:\n%s", len(lines), errb.String())
+	}
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil || rec["level"] == nil {
+			t.Errorf("log line %q is not a JSON record with msg and level: %v", l, err)
+		}
 	}
 }
 

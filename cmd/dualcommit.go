@@ -8,12 +8,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 type dualCommitOptions struct {
@@ -144,6 +146,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 			return err
 		}
 	}
+	var expiries func() int64
 	if wo, ok := d.stores.(watcherOpener); ok {
 		w, closeWatcher, err := wo.OpenWatcher(ctx, g, d)
 		if err != nil {
@@ -151,6 +154,9 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		}
 		defer closeWatcher()
 		m.Watcher = w
+		if e, ok := w.(interface{ Expiries() int64 }); ok {
+			expiries = e.Expiries
+		}
 	}
 	// SIGHUP: an immediate full resync (groups selected again, both stores re-read). The flags
 	// are not reloaded.
@@ -163,7 +169,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	if o.maxPerSecond > 0 {
 		m.Limiter = migrate.NewLimiter(o.maxPerSecond, nil)
 	}
-	obs := newDualObserver(d, o.execute)
+	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection), livenessWindow(o.pollInterval), expiries)
 	m.Observer = obs
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(ctx, d, o.metricsAddr, obs)
@@ -186,6 +192,33 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	}
 	d.logger.Info("dual-commit stopped: pending changes flushed")
 	return nil
+}
+
+// livenessWindow is how long the loop may go without progress before /healthz fails: long
+// enough for a slow batch (a rate-limit wait, Kafka retries), short enough to catch a loop that
+// is stuck.
+func livenessWindow(poll time.Duration) time.Duration { return max(2*time.Minute, 30*poll) }
+
+// describeSelection names the selection and where it is looked for, for the warning while it
+// matches nothing.
+func describeSelection(g *globalOptions, s filterOptions) string {
+	what := "every group"
+	switch {
+	case len(s.groups) > 0 && s.groupRegex != "":
+		what = fmt.Sprintf("--group %s or --group-regex %q", strings.Join(s.groups, ","), s.groupRegex)
+	case len(s.groups) > 0:
+		what = "--group " + strings.Join(s.groups, ",")
+	case s.groupRegex != "":
+		what = fmt.Sprintf("--group-regex %q", s.groupRegex)
+	}
+	if s.excludeRegex != "" {
+		what += fmt.Sprintf(" but not --exclude-group-regex %q", s.excludeRegex)
+	}
+	root := "/"
+	if _, chroot, err := zkreader.ParseServers(g.zkServers); err == nil && chroot != "" {
+		root = chroot + "/"
+	}
+	return fmt.Sprintf("%s under %sconsumers", what, root)
 }
 
 // forwardHUP turns each SIGHUP into a resync request until ctx ends.

@@ -11,7 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// serveMetrics serves /metrics and /healthz until the returned stop is called.
+// serveMetrics serves /metrics, /healthz (liveness: the loop's heartbeat is recent) and /readyz
+// (first sync done, watches armed, lease held) until the returned stop is called.
 func serveMetrics(ctx context.Context, d *deps, addr string, o *dualObserver) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -19,13 +20,17 @@ func serveMetrics(ctx context.Context, d *deps, addr string, o *dualObserver) (s
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(o.m.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := o.health(); err != nil {
-			http.Error(w, "unhealthy: "+err.Error(), http.StatusServiceUnavailable)
-			return
+	probe := func(check func() error) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			if err := check(); err != nil {
+				http.Error(w, "not ok: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ok") //nolint:errcheck // the client went away
 		}
-		fmt.Fprintln(w, "ok") //nolint:errcheck // the client went away
-	})
+	}
+	mux.Handle("/healthz", probe(o.liveness))
+	mux.Handle("/readyz", probe(o.readiness))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -34,7 +39,7 @@ func serveMetrics(ctx context.Context, d *deps, addr string, o *dualObserver) (s
 			d.logger.Error("metrics server stopped", "addr", addr, "err", err)
 		}
 	}()
-	d.logger.Info("serving metrics", "addr", ln.Addr().String(), "paths", "/metrics /healthz")
+	d.logger.Info("serving metrics", "addr", ln.Addr().String(), "paths", "/metrics /healthz /readyz")
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()

@@ -2,13 +2,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -28,36 +29,54 @@ func (realStores) OpenWatcher(ctx context.Context, g *globalOptions, d *deps) (m
 	return w, w.Close, nil
 }
 
-// dualObserver turns what the mirror reports into logs, metrics, the status line and /healthz.
+// dualObserver turns what the mirror reports into logs, metrics, the status line and the
+// health endpoints.
 type dualObserver struct {
 	log     *slog.Logger
 	stderr  any
 	execute bool
-	m       *dualMetrics
+	// where names the selection and the store for the "waiting for a group" warning.
+	where string
+	m     *dualMetrics
+	// lease, when set, is the single-writer lease's state; nil: no lease is taken (dry run).
+	lease func() (held bool, holder string)
+	// livenessWindow: /healthz fails when the loop made no progress for longer.
+	livenessWindow time.Duration
 
 	mu       sync.Mutex
 	phase    map[string]migrate.Phase
 	lag      map[string]int64
+	groups   int
 	written  int
 	errors   int
-	lastErr  error     // the latest whole-store failure, cleared by a successful sync
-	lastSync time.Time // of any group
+	lastErr  error // the latest whole-store failure, cleared by a successful sync
+	state    migrate.LoopState
+	stateSet bool
 }
 
-func newDualObserver(d *deps, execute bool) *dualObserver {
-	return &dualObserver{log: d.logger, stderr: d.stderr, execute: execute, m: newDualMetrics(),
+func newDualObserver(d *deps, execute bool, where string, livenessWindow time.Duration, expiries func() int64) *dualObserver {
+	o := &dualObserver{log: d.logger, stderr: d.stderr, execute: execute, where: where, livenessWindow: livenessWindow,
 		phase: map[string]migrate.Phase{}, lag: map[string]int64{}}
+	o.m = newDualMetrics(dualHooks{expiries: expiries, ready: func() bool { return o.readiness() == nil },
+		lease: func() (bool, string) {
+			if o.lease == nil {
+				return false, ""
+			}
+			return o.lease()
+		}})
+	o.state.Beat = time.Now() // the loop starts now: liveness counts from here
+	return o
 }
 
 // maxLogged bounds the partitions named in one log line; the rest are counted.
 const maxLogged = 20
 
 func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
-	o.m.group(s)
+	o.m.group(s, o.m.started)
 	o.mu.Lock()
 	o.phase[s.Group], o.lag[s.Group] = s.Phase, s.Lag
 	o.written += s.Written()
-	o.lastErr, o.lastSync = nil, time.Now()
+	o.lastErr = nil
 	o.mu.Unlock()
 	if s.Phase != s.Previous {
 		o.log.Info("group phase", "group", s.Group, "phase", s.Phase, "was", s.Previous,
@@ -117,11 +136,74 @@ func (o *dualObserver) SyncFailed(groups []string, err error) {
 	o.log.Warn("sync failed, retrying at the next poll", "groups", len(groups), "err", err)
 }
 
-// health is /healthz: unhealthy while the latest store access failed as a whole.
-func (o *dualObserver) health() error {
+// SelectionChanged logs the selection (names at debug) and warns while it matches nothing.
+func (o *dualObserver) SelectionChanged(sel migrate.Selection) {
+	o.m.selection(sel)
+	o.mu.Lock()
+	o.groups = len(sel.Groups)
+	for _, g := range sel.Removed {
+		delete(o.phase, g)
+		delete(o.lag, g)
+	}
+	o.mu.Unlock()
+	if len(sel.Missing) > 0 {
+		o.log.Warn("groups named by --group are not in ZooKeeper yet: waiting for them", "groups", limit(sel.Missing, maxLogged),
+			"under", o.where)
+	}
+	if len(sel.Groups) == 0 {
+		o.log.Warn("waiting for a group matching the selection", "under", o.where)
+		return
+	}
+	o.log.Info("selection", "groups", len(sel.Groups), "added", len(sel.Added), "removed", len(sel.Removed))
+	if len(sel.Added) > 0 {
+		o.log.Debug("groups added to the selection", "groups", sel.Added)
+	}
+	if len(sel.Removed) > 0 {
+		o.log.Debug("groups left the selection (deleted from ZooKeeper)", "groups", sel.Removed)
+	}
+}
+
+// LoopState records the loop's heartbeat for /healthz, /readyz and the metrics.
+func (o *dualObserver) LoopState(s migrate.LoopState) {
+	o.m.loop(s)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.lastErr
+	o.state, o.stateSet = s, true
+}
+
+// liveness is /healthz: the loop made progress recently. A store that fails does not make it
+// fail (a restart would not mend the store); a loop stuck for longer than the window does.
+func (o *dualObserver) liveness() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if since := time.Since(o.state.Beat); since > o.livenessWindow {
+		return fmt.Errorf("the mirror loop made no progress for %s (more than %s)", since.Round(time.Second), o.livenessWindow)
+	}
+	return nil
+}
+
+// readiness is /readyz: the first sync is done, every watch is set, and this instance holds the
+// single-writer lease (when it takes one).
+func (o *dualObserver) readiness() error {
+	o.mu.Lock()
+	st, set := o.state, o.stateSet
+	o.mu.Unlock()
+	var why []string
+	if !set || !st.Synced {
+		why = append(why, "the first sync of every group is not done")
+	}
+	if !st.Armed {
+		why = append(why, "the ZooKeeper watches are not all set")
+	}
+	if o.lease != nil {
+		if held, holder := o.lease(); !held {
+			why = append(why, "standby: the single-writer lease is held by "+holder)
+		}
+	}
+	if len(why) > 0 {
+		return errors.New(strings.Join(why, "; "))
+	}
+	return nil
 }
 
 // status is the one-line summary.
@@ -135,7 +217,7 @@ func (o *dualObserver) status() string {
 		lag += o.lag[g]
 	}
 	return fmt.Sprintf("dual-commit: %d groups (%d zk-primary, %d switching, %d kafka-primary), lag %d, %d written, %d errors",
-		len(o.phase), n[migrate.PhaseZKPrimary], n[migrate.PhaseSwitching], n[migrate.PhaseKafkaPrimary], lag, o.written, o.errors)
+		o.groups, n[migrate.PhaseZKPrimary], n[migrate.PhaseSwitching], n[migrate.PhaseKafkaPrimary], lag, o.written, o.errors)
 }
 
 // statusLine prints the status every interval when stderr is a terminal; it returns its stop.
@@ -160,63 +242,4 @@ func (o *dualObserver) statusLine(ctx context.Context, every time.Duration) func
 		}
 	}()
 	return func() { cancel(); <-done }
-}
-
-// dualMetrics are the Prometheus series of dual-commit, on a registry of their own.
-type dualMetrics struct {
-	reg          *prometheus.Registry
-	phase        *prometheus.GaugeVec
-	lag, lead    *prometheus.GaugeVec
-	missing      *prometheus.GaugeVec
-	writes       *prometheus.CounterVec
-	refused      *prometheus.CounterVec
-	errs         *prometheus.CounterVec
-	syncFailures prometheus.Counter
-}
-
-func newDualMetrics() *dualMetrics {
-	m := &dualMetrics{
-		reg: prometheus.NewRegistry(),
-		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_phase",
-			Help: "1 for the group's current phase, 0 for the others"}, []string{"group", "phase"}),
-		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_lag_offsets",
-			Help: "sum over partitions of how far Kafka trails ZooKeeper"}, []string{"group"}),
-		lead: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_kafka_lead_offsets",
-			Help: "sum over partitions of how far Kafka is ahead of ZooKeeper"}, []string{"group"}),
-		missing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_missing_partitions",
-			Help: "ZooKeeper offsets Kafka has no commit for"}, []string{"group"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_writes_total",
-			Help: "partitions written (or, in a dry run, that would be)"}, []string{"group", "direction", "reason"}),
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_refused_total",
-			Help: "partitions whose admin commit Kafka refused because the group is active"}, []string{"group"}),
-		errs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_errors_total",
-			Help: "partitions whose write failed"}, []string{"group"}),
-		syncFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_sync_failures_total",
-			Help: "reads or writes of whole batches of groups that failed (retried)"}),
-	}
-	m.reg.MustRegister(m.phase, m.lag, m.lead, m.missing, m.writes, m.refused, m.errs, m.syncFailures)
-	return m
-}
-
-func (m *dualMetrics) group(s migrate.GroupStatus) {
-	for _, p := range migrate.Phases() {
-		v := 0.0
-		if p == s.Phase {
-			v = 1
-		}
-		m.phase.WithLabelValues(s.Group, string(p)).Set(v)
-	}
-	m.lag.WithLabelValues(s.Group).Set(float64(s.Lag))
-	m.lead.WithLabelValues(s.Group).Set(float64(s.Lead))
-	m.missing.WithLabelValues(s.Group).Set(float64(s.Missing))
-	for _, w := range s.Writes {
-		switch {
-		case w.Err != nil:
-			m.errs.WithLabelValues(s.Group).Inc()
-		case w.Refused:
-			m.refused.WithLabelValues(s.Group).Inc()
-		default:
-			m.writes.WithLabelValues(s.Group, string(w.Direction), w.Reason).Inc()
-		}
-	}
 }

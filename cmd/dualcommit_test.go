@@ -3,10 +3,13 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -125,18 +128,9 @@ func TestDualCommitRunsUntilStopped(t *testing.T) {
 	}
 }
 
-// TestDualCommitMetrics: the series an operator alerts on are there, per group, and /healthz
-// follows whole-store failures.
-func TestDualCommitMetrics(t *testing.T) {
-	var errb bytes.Buffer
-	o := newDualObserver(defaultDeps(io.Discard, &errb), true)
-	o.log = slog.New(slog.NewTextHandler(&errb, nil))
-	k := int64(3)
-	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseSwitching, Lag: 7,
-		Writes: []migrate.MirrorWrite{
-			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror, From: &k, To: 10},
-			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 1}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror, To: 4, Refused: true},
-		}})
+// scrape returns what the observer's /metrics serves.
+func scrape(t *testing.T, o *dualObserver) string {
+	t.Helper()
 	srv := httptest.NewServer(promhttp.HandlerFor(o.m.reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL)
@@ -148,26 +142,156 @@ func TestDualCommitMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(body)
+}
+
+func testObserver(t *testing.T, execute bool) (*dualObserver, *bytes.Buffer) {
+	t.Helper()
+	var errb bytes.Buffer
+	o := newDualObserver(defaultDeps(io.Discard, &errb), execute, "every group under /consumers", time.Minute,
+		func() int64 { return 2 })
+	o.log = slog.New(slog.NewTextHandler(&errb, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return o, &errb
+}
+
+// TestDualCommitMetrics: the series an operator alerts on are there, per group; the lag is the
+// one measured after the writes; a group that leaves takes its series along.
+func TestDualCommitMetrics(t *testing.T) {
+	o, _ := testObserver(t, true)
+	k := int64(3)
+	mtime := o.m.started.Add(time.Second)
+	o.SelectionChanged(migrate.Selection{Groups: []string{"g", "h"}, Added: []string{"g", "h"}})
+	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseSwitching, Lag: 7,
+		Writes: []migrate.MirrorWrite{
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror,
+				From: &k, To: 10, Mtime: mtime, Acked: mtime.Add(30 * time.Millisecond)},
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 1}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror, To: 4, Refused: true},
+			// Set before the start: not a latency of the mirror.
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 2}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror,
+				To: 4, Mtime: o.m.started.Add(-time.Hour), Acked: mtime},
+		}})
+	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary, DryRun: true,
+		Writes: []migrate.MirrorWrite{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka,
+			Reason: migrate.ReasonMirror, To: 1}}})
+	resync := time.Unix(1700000000, 0)
+	o.LoopState(migrate.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: resync})
+	body := scrape(t, o)
 	for _, want := range []string{
+		`zk2kafka_dual_commit_groups 2`,
 		`zk2kafka_dual_commit_phase{group="g",phase="switching"} 1`,
 		`zk2kafka_dual_commit_phase{group="g",phase="zk-primary"} 0`,
 		`zk2kafka_dual_commit_lag_offsets{group="g"} 7`,
-		`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",group="g",reason="mirror"} 1`,
+		`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",dry_run="false",group="g",reason="mirror"} 2`,
+		`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",dry_run="true",group="h",reason="mirror"} 1`,
 		`zk2kafka_dual_commit_refused_total{group="g"} 1`,
+		`zk2kafka_dual_commit_mirror_latency_seconds_count 1`,
+		`zk2kafka_dual_commit_mirror_latency_seconds_bucket{le="0.05"} 1`,
+		`zk2kafka_dual_commit_mirror_latency_seconds_bucket{le="0.025"} 0`,
+		`zk2kafka_dual_commit_last_resync_timestamp_seconds 1.7e+09`,
+		`zk2kafka_dual_commit_zk_session_expiries_total 2`,
+		`zk2kafka_dual_commit_ready 1`,
+		`zk2kafka_dual_commit_lease_held 0`,
+		`zk2kafka_build_info{goversion="go`,
+		`go_goroutines `,
+		`process_resident_memory_bytes `,
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s:\n%s", want, body)
 		}
 	}
-	if err := o.health(); err != nil {
-		t.Errorf("healthy observer: %v", err)
+	o.SelectionChanged(migrate.Selection{Groups: []string{"h"}, Removed: []string{"g"}})
+	body = scrape(t, o)
+	if strings.Contains(body, `group="g"`) || !strings.Contains(body, "zk2kafka_dual_commit_groups 1") {
+		t.Errorf("series of the group that left are still served, or the gauge is stale:\n%s", body)
 	}
-	o.SyncFailed([]string{"g"}, context.DeadlineExceeded)
-	if o.health() == nil {
-		t.Error("healthz stays ok after a failed sync")
+}
+
+// TestDualCommitPromtool: a scrape passes promtool's own lint (Debian's prometheus package; CI
+// installs it, so there it must run).
+func TestDualCommitPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool is not installed: .ci/run installs Debian's prometheus package")
+		}
+		t.Skip("promtool not installed (apt-get install prometheus)")
 	}
-	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseSwitching})
-	if err := o.health(); err != nil {
-		t.Errorf("healthz after a good sync: %v", err)
+	o, _ := testObserver(t, true)
+	o.SelectionChanged(migrate.Selection{Groups: []string{"g"}, Added: []string{"g"}})
+	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseZKPrimary, Lag: 1,
+		Writes: []migrate.MirrorWrite{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka,
+			Reason: migrate.ReasonMirror, To: 1, Err: errors.New("boom")}}})
+	o.SyncFailed([]string{"g"}, errors.New("boom"))
+	o.LoopState(migrate.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: time.Now()})
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrape(t, o))
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// TestDualCommitProbes: /healthz follows the loop's heartbeat, not the stores; /readyz wants
+// the first sync, every watch and the lease.
+func TestDualCommitProbes(t *testing.T) {
+	now := time.Now()
+	held := func(h bool) func() (bool, string) {
+		return func() (bool, string) { return h, "host-a pid 42 since 10:00" }
+	}
+	for _, tc := range []struct {
+		name        string
+		state       *migrate.LoopState // nil: nothing reported yet
+		lease       func() (bool, string)
+		storeFailed bool
+		live        bool
+		readyWhy    string // "" for ready
+	}{
+		{name: "at start", live: true, readyWhy: "first sync"},
+		{name: "synced and armed, no lease (dry run)", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, live: true},
+		{name: "a store failing does not kill the pod", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, storeFailed: true, live: true},
+		{name: "first sync not done", state: &migrate.LoopState{Beat: now, Armed: true}, live: true, readyWhy: "first sync"},
+		{name: "watches being set again", state: &migrate.LoopState{Beat: now, Synced: true}, live: true, readyWhy: "watches"},
+		{name: "standby", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(false), live: true, readyWhy: "host-a pid 42"},
+		{name: "lease held", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(true), live: true},
+		{name: "loop stuck", state: &migrate.LoopState{Beat: now.Add(-2 * time.Minute), Synced: true, Armed: true}, live: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _ := testObserver(t, true)
+			o.lease = tc.lease
+			if tc.state != nil {
+				o.LoopState(*tc.state)
+			}
+			if tc.storeFailed {
+				o.SyncFailed([]string{"g"}, context.DeadlineExceeded)
+			}
+			if err := o.liveness(); (err == nil) != tc.live {
+				t.Errorf("liveness: %v, want live %v", err, tc.live)
+			}
+			err := o.readiness()
+			switch {
+			case tc.readyWhy == "" && err != nil:
+				t.Errorf("readiness: %v, want ready", err)
+			case tc.readyWhy != "" && (err == nil || !strings.Contains(err.Error(), tc.readyWhy)):
+				t.Errorf("readiness: %v, want not ready for %q", err, tc.readyWhy)
+			}
+		})
+	}
+}
+
+// TestDualCommitSelectionLog: the selection is logged, and a selection that matches nothing is
+// a warning naming what is waited for and where.
+func TestDualCommitSelectionLog(t *testing.T) {
+	o, errb := testObserver(t, true)
+	o.SelectionChanged(migrate.Selection{Missing: []string{"orders"}})
+	o.SelectionChanged(migrate.Selection{Groups: []string{"orders"}, Added: []string{"orders"}})
+	for _, want := range []string{
+		`level=WARN msg="groups named by --group are not in ZooKeeper yet: waiting for them" groups=[orders]`,
+		`level=WARN msg="waiting for a group matching the selection" under="every group under /consumers"`,
+		`level=INFO msg=selection groups=1 added=1 removed=0`,
+		`level=DEBUG msg="groups added to the selection" groups=[orders]`,
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, errb.String())
+		}
 	}
 }

@@ -112,23 +112,37 @@ func readKafkaGroups(ctx context.Context, kafka KafkaState, names []string) <-ch
 // listSelected lists the legacy groups and returns those the filter selects, sorted; a group
 // named exactly (--group) must exist.
 func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, error) {
+	sel, err := selectGroups(ctx, legacy, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.Missing) > 0 {
+		return nil, fmt.Errorf("group %q (--group): %w under /consumers", sel.Missing[0], ErrGroupNotFound)
+	}
+	return sel.Groups, nil
+}
+
+// selectGroups lists the legacy groups and returns those the filter selects, sorted, and the
+// groups named exactly (--group) that are not there.
+func selectGroups(ctx context.Context, legacy LegacyStore, f Filter) (Selection, error) {
 	all, err := legacy.ListGroups(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list legacy groups: %w", err)
+		return Selection{}, fmt.Errorf("list legacy groups: %w", err)
 	}
-	var names []string
+	var sel Selection
 	for _, g := range all {
 		if f.MatchGroup(g) {
-			names = append(names, g)
+			sel.Groups = append(sel.Groups, g)
 		}
 	}
 	for _, g := range f.Groups {
 		if !slices.Contains(all, g) {
-			return nil, fmt.Errorf("group %q (--group): %w under /consumers", g, ErrGroupNotFound)
+			sel.Missing = append(sel.Missing, g)
 		}
 	}
-	slices.Sort(names)
-	return slices.Compact(names), nil
+	slices.Sort(sel.Groups)
+	sel.Groups = slices.Compact(sel.Groups)
+	return sel, nil
 }
 
 // readLegacy reads the named groups, keeps the offsets of selected topics and returns the

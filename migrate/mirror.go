@@ -25,14 +25,33 @@ const (
 // Phases lists every phase, for metrics that export one series per phase.
 func Phases() []Phase { return []Phase{PhaseZKPrimary, PhaseSwitching, PhaseKafkaPrimary} }
 
-// LegacyWatcher tells the mirror when a group's legacy znodes (offsets, ids, owners) may have
-// changed. It is a hint only: the mirror re-reads the group through LegacyStore.ReadGroups.
+// LegacyWatcher tells the mirror when the legacy store may have changed: a group's znodes
+// (offsets, ids, owners), or the list of groups itself. It is a hint only: the mirror re-reads
+// through LegacyStore.
 type LegacyWatcher interface {
-	// Watch watches groups until ctx ends, calling changed(group) (from any goroutine, never
-	// blocking for long) after something under /consumers/<group> changed, and for every group
-	// after its watches had to be re-established (session expiry, reconnect). It returns nil
-	// when ctx ends, an error only when watching is impossible.
-	Watch(ctx context.Context, groups []string, changed func(group string)) error
+	// Watch watches until ctx ends. It takes the groups to watch from selections: the first
+	// receive is the initial selection, each later one replaces it. It also watches the list of
+	// groups (the children of /consumers) from the start, before the first selection is armed,
+	// so a group created at any time is reported through ev.GroupsChanged. Each group of a
+	// selection is reported through ev.Changed once its watches are set (so a change made
+	// between the mirror's read and the arming is not missed), then after every change under
+	// /consumers/<group>, and again after the watches had to be set afresh (session expiry).
+	// A group dropped from the selection is no longer reported. Callbacks come from any
+	// goroutine and must not block. Watch returns nil when ctx ends, an error only when
+	// watching is impossible.
+	Watch(ctx context.Context, selections <-chan []string, ev WatchEvents) error
+}
+
+// WatchEvents are the callbacks of a Watch; nil ones are not called.
+type WatchEvents struct {
+	// Changed: something under /consumers/<group> may have changed.
+	Changed func(group string)
+	// GroupsChanged: a group was created or deleted under /consumers, or the watch on the list
+	// was set afresh: list the groups again.
+	GroupsChanged func()
+	// Armed: true once every watch of the latest selection is set; false while they are being
+	// set again (the session expired, or setting them failed and is retried).
+	Armed func(bool)
 }
 
 // LegacyOffsetWriter writes offsets into the legacy store (the reverse mirror, --reverse).
@@ -57,6 +76,33 @@ type MirrorObserver interface {
 	GroupSynced(GroupStatus)
 	// SyncFailed reports that reading or writing groups failed as a whole; they are retried.
 	SyncFailed(groups []string, err error)
+	// SelectionChanged reports the selected groups at start, after each change (groups
+	// created, deleted, renamed), and at each full resync while nothing is selected.
+	SelectionChanged(Selection)
+	// LoopState is the loop's heartbeat: reported after each group synced, each poll tick
+	// and each milestone, so a stale one means the loop is stuck.
+	LoopState(LoopState)
+}
+
+// Selection is the set of groups the mirror keeps in step.
+type Selection struct {
+	Groups         []string // selected now, sorted
+	Added, Removed []string // since the previous report
+	// Missing are the groups named exactly (--group) that are not under /consumers (yet).
+	Missing []string
+}
+
+// LoopState is what an orchestrator needs to know of a running mirror.
+type LoopState struct {
+	Beat time.Time // when the loop last made progress
+	// Synced: every group of the selection at start has been read from both stores and its
+	// writes decided at least once.
+	Synced bool
+	// Armed: every watch of the current selection is set (always true without a watcher).
+	Armed bool
+	// LastResync is when the latest full resync (every selected group re-read) completed
+	// without a failed read; zero before the first.
+	LastResync time.Time
 }
 
 // Direction of a mirrored write.
@@ -80,6 +126,10 @@ type MirrorWrite struct {
 	Reason    string
 	From      *int64 // the target store's offset before; nil when it had none
 	To        int64
+	// Mtime is the ZooKeeper znode's modification time, for a mirror write into Kafka (zero
+	// for a keep-alive); Acked is when Kafka acknowledged it (zero unless written). Between
+	// them is the mirror's latency.
+	Mtime, Acked time.Time
 	// Refused is set when Kafka refused the commit because the group is active: a phase change.
 	Refused bool
 	Err     error
@@ -94,7 +144,8 @@ type GroupStatus struct {
 	KafkaState  string
 	Members     int
 	// Lag is how far Kafka trails ZooKeeper (sum over partitions where ZooKeeper leads);
-	// Lead is how far Kafka is ahead (sum over partitions where Kafka leads).
+	// Lead is how far Kafka is ahead (sum over partitions where Kafka leads). Both, and
+	// Missing, are measured after the sync's own writes.
 	Lag, Lead  int64
 	Missing    int // ZooKeeper offsets Kafka has no commit for yet
 	Partitions int
@@ -180,18 +231,21 @@ func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
 
 // Run mirrors until ctx ends, then flushes the groups with pending changes and returns nil.
 // A store that fails is retried at the next poll; Run returns an error only when it cannot
-// start (no groups to select, a named group missing) or watching fails for good.
+// start (the groups cannot be listed) or watching fails for good. A selection that matches
+// nothing is not an error: groups created later are picked up as they appear.
 func (m *Mirror) Run(ctx context.Context) error {
 	cfg, err := m.withDefaults(ctx)
 	if err != nil {
 		return err
 	}
-	groups, err := listSelected(ctx, cfg.Legacy, cfg.Filter)
+	sel, err := selectGroups(ctx, cfg.Legacy, cfg.Filter)
 	if err != nil {
 		return err
 	}
-	l := newLoop(&cfg, groups)
-	l.watch(ctx, groups)
+	l := newLoop(&cfg, sel.Groups)
+	sel.Added = sel.Groups
+	cfg.Observer.SelectionChanged(sel)
+	l.watch(ctx)
 	defer l.stopWatch()
 	return l.run(ctx)
 }

@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,16 +19,23 @@ const waitFor = 20 * time.Second
 
 // observer collects what the mirror reports.
 type observer struct {
-	synced chan migrate.GroupStatus
-	failed chan error
+	synced     chan migrate.GroupStatus
+	failed     chan error
+	selections chan migrate.Selection
+	mu         sync.Mutex
+	state      migrate.LoopState // the latest
 }
 
 func newObserver() *observer {
-	return &observer{synced: make(chan migrate.GroupStatus, 1000), failed: make(chan error, 1000)}
+	return &observer{synced: make(chan migrate.GroupStatus, 1000), failed: make(chan error, 1000),
+		selections: make(chan migrate.Selection, 1000)}
 }
 
-func (o *observer) GroupSynced(s migrate.GroupStatus) { o.synced <- s }
-func (o *observer) SyncFailed(_ []string, err error)  { o.failed <- err }
+func (o *observer) GroupSynced(s migrate.GroupStatus)    { o.synced <- s }
+func (o *observer) SyncFailed(_ []string, err error)     { o.failed <- err }
+func (o *observer) SelectionChanged(s migrate.Selection) { o.selections <- s }
+func (o *observer) LoopState(s migrate.LoopState)        { o.mu.Lock(); o.state = s; o.mu.Unlock() }
+func (o *observer) loopState() migrate.LoopState         { o.mu.Lock(); defer o.mu.Unlock(); return o.state }
 
 // next returns the next status of group, skipping other groups' statuses.
 func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
@@ -45,25 +53,51 @@ func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
 	}
 }
 
-// watcher is a fake migrate.LegacyWatcher: the test fires changes by hand.
+// nextSelection returns the next selection reported.
+func (o *observer) nextSelection(t *testing.T) migrate.Selection {
+	t.Helper()
+	select {
+	case s := <-o.selections:
+		return s
+	case <-time.After(waitFor):
+		t.Fatalf("no selection reported within %s", waitFor)
+	}
+	return migrate.Selection{}
+}
+
+// watcher is a fake migrate.LegacyWatcher: the test fires changes by hand. Like the real one,
+// it reports each group of a selection changed once "armed" (at once, here).
 type watcher struct {
-	mu      sync.Mutex
-	changed func(string)
-	calls   [][]string // the groups of each Watch call
-	ready   chan struct{}
-	once    sync.Once
+	mu    sync.Mutex
+	ev    migrate.WatchEvents
+	calls [][]string // each selection received
+	ready chan struct{}
+	once  sync.Once
 }
 
 func newWatcher() *watcher { return &watcher{ready: make(chan struct{})} }
 
-func (w *watcher) Watch(ctx context.Context, groups []string, changed func(string)) error {
-	w.mu.Lock()
-	w.changed = changed
-	w.calls = append(w.calls, groups)
-	w.mu.Unlock()
-	w.once.Do(func() { close(w.ready) })
-	<-ctx.Done()
-	return nil
+func (w *watcher) Watch(ctx context.Context, selections <-chan []string, ev migrate.WatchEvents) error {
+	var prev []string
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case groups := <-selections:
+			w.mu.Lock()
+			w.ev = ev
+			w.calls = append(w.calls, groups)
+			w.mu.Unlock()
+			for _, g := range groups {
+				if !slices.Contains(prev, g) {
+					ev.Changed(g)
+				}
+			}
+			prev = groups
+			ev.Armed(true)
+			w.once.Do(func() { close(w.ready) })
+		}
+	}
 }
 
 func (w *watcher) watched() [][]string {
@@ -74,14 +108,28 @@ func (w *watcher) watched() [][]string {
 
 func (w *watcher) fire(t *testing.T, group string) {
 	t.Helper()
+	w.waitReady(t)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ev.Changed(group)
+}
+
+// fireList reports that the list of groups changed (a group created or deleted).
+func (w *watcher) fireList(t *testing.T) {
+	t.Helper()
+	w.waitReady(t)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ev.GroupsChanged()
+}
+
+func (w *watcher) waitReady(t *testing.T) {
+	t.Helper()
 	select {
 	case <-w.ready:
 	case <-time.After(waitFor):
 		t.Fatal("the mirror never started watching")
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.changed(group)
 }
 
 // refusing is a committer that refuses every partition as the broker does for an active group.

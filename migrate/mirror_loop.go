@@ -18,15 +18,17 @@ type loop struct {
 	m    *Mirror
 	wake chan struct{} // a watch fired: sync soon
 
-	mu    sync.Mutex // guards dirty: markDirty is called from the watcher's goroutines
-	dirty map[string]bool
+	mu     sync.Mutex // guards the fields below it: the watcher's callbacks set them
+	dirty  map[string]bool
+	relist bool // the list of groups changed: select again
+	armed  bool // every watch of the current selection is set
 
 	groups     []string
 	phase      map[string]Phase
 	kafka      map[string]GroupState // as last seen, to notice changes when polling
 	keptAlive  map[string]time.Time
-	lastResync time.Time
-	polling    bool // a poll of the Kafka group states is running
+	lastResync time.Time // when the latest full resync started (its schedule)
+	polling    bool      // a poll of the Kafka group states is running
 	polled     chan pollResult
 	polls      sync.WaitGroup // the running poll's goroutine: Run returns only after it
 	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
@@ -39,14 +41,31 @@ type loop struct {
 	// just created says the same).
 	missing map[string][]TopicPartition
 
-	watchStop func()       // stops the running Watch and waits for it
-	watchErr  <-chan error // the running Watch's end
+	health health // what LoopState reports
+
+	selections chan []string // the latest selection, for the running Watch
+	watchStop  func()        // stops the running Watch and waits for it
+	watchErr   <-chan error  // the running Watch's end
+}
+
+// health is the loop's own account of its readiness, reported as LoopState.
+type health struct {
+	unsynced   map[string]bool // groups of the first selection not synced yet
+	resyncing  bool            // a full resync is under way
+	failed     bool            // a read or write of whole groups failed during it
+	lastResync time.Time       // the latest full resync that completed without a failure
 }
 
 func newLoop(m *Mirror, groups []string) *loop {
-	return &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
+	l := &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
 		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{},
-		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{}}
+		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{},
+		selections: make(chan []string, 1), armed: m.Watcher == nil}
+	l.health.unsynced = map[string]bool{}
+	for _, g := range groups {
+		l.health.unsynced[g] = true
+	}
+	return l
 }
 
 // markDirty is the watcher's callback: it must not block.
@@ -54,6 +73,26 @@ func (l *loop) markDirty(group string) {
 	l.mu.Lock()
 	l.dirty[group] = true
 	l.mu.Unlock()
+	l.poke()
+}
+
+// markRelist is the watcher's callback for a change of the list of groups.
+func (l *loop) markRelist() {
+	l.mu.Lock()
+	l.relist = true
+	l.mu.Unlock()
+	l.poke()
+}
+
+// setArmed is the watcher's callback for its arming state.
+func (l *loop) setArmed(armed bool) {
+	l.mu.Lock()
+	l.armed = armed
+	l.mu.Unlock()
+	l.poke()
+}
+
+func (l *loop) poke() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -78,20 +117,32 @@ func (l *loop) takeDirty() []string {
 	return out
 }
 
-// watch (re)starts the watcher on groups; the previous Watch, if any, has returned when it starts.
-func (l *loop) watch(ctx context.Context, groups []string) {
+// watch starts the watcher on the current selection; later selections reach it through
+// l.selections (select).
+func (l *loop) watch(ctx context.Context) {
 	if l.m.Watcher == nil {
 		return
 	}
-	l.stopWatch()
 	wctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)  // the loop reads Watch's result from here
 	ended := make(chan struct{}) // closed when Watch has returned, whoever read the result
+	l.offer(l.groups)
+	ev := WatchEvents{Changed: l.markDirty, GroupsChanged: l.markRelist, Armed: l.setArmed}
 	go func() {
 		defer close(ended)
-		errc <- l.m.Watcher.Watch(wctx, groups, l.markDirty)
+		errc <- l.m.Watcher.Watch(wctx, l.selections, ev)
 	}()
 	l.watchStop, l.watchErr = func() { cancel(); <-ended }, errc
+}
+
+// offer hands the watcher a selection, replacing one it has not taken yet. Only the loop's
+// goroutine sends, so the drain-then-send cannot block.
+func (l *loop) offer(groups []string) {
+	select {
+	case <-l.selections:
+	default:
+	}
+	l.selections <- slices.Clone(groups)
 }
 
 func (l *loop) stopWatch() {
@@ -105,7 +156,9 @@ func (l *loop) run(ctx context.Context) error {
 	// A poll still reading Kafka must not outlive Run: the caller closes the stores next.
 	defer l.polls.Wait()
 	l.remark(l.groups)
+	l.startResync()
 	l.sync(ctx)
+	l.endPass()
 	l.lastResync = l.m.Now()
 	tick := time.NewTicker(l.m.PollInterval)
 	defer tick.Stop()
@@ -136,7 +189,11 @@ func (l *loop) run(ctx context.Context) error {
 			l.lastResync = time.Time{} // due now
 			l.housekeeping(ctx)
 		}
+		if l.takeRelist() {
+			l.reselect(ctx, false)
+		}
 		l.sync(ctx)
+		l.endPass()
 	}
 }
 
@@ -150,6 +207,9 @@ func (l *loop) run(ctx context.Context) error {
 // topic) are left out once Kafka's metadata confirms it: no run can write them, and plan
 // reports them.
 func (l *loop) flush(ctx context.Context) error {
+	// The watcher ends with ctx: wait for it, so a change it reports on its way out is part of
+	// this flush rather than marked after its last pass and counted as not mirrored.
+	l.stopWatch()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.m.FlushTimeout)
 	defer cancel()
 	l.remark(slices.Collect(maps.Keys(l.retryAt)))
@@ -245,18 +305,9 @@ func (l *loop) dirtyCount() int {
 // the Kafka group states unless one is still running.
 func (l *loop) housekeeping(ctx context.Context) {
 	now := l.m.Now()
-	if now.Sub(l.lastResync) >= l.m.ResyncInterval {
-		if groups, err := listSelected(ctx, l.m.Legacy, l.m.Filter); err != nil {
-			l.m.Observer.SyncFailed(l.groups, fmt.Errorf("resync: %w", err))
-		} else {
-			if !slices.Equal(groups, l.groups) {
-				l.watch(ctx, groups) // groups created (or deleted) since: watch the new selection
-			}
-			l.groups = groups
-			l.lastResync = now
-			l.remark(groups)
-			return
-		}
+	if now.Sub(l.lastResync) >= l.m.ResyncInterval && l.reselect(ctx, true) {
+		l.lastResync = now
+		return
 	}
 	var due []string
 	for _, g := range l.groups {
@@ -301,7 +352,7 @@ type pollResult struct {
 func (l *loop) pollDone(p pollResult) {
 	l.polling = false
 	if p.err != nil {
-		l.m.Observer.SyncFailed(p.groups, fmt.Errorf("poll kafka group states: %w", p.err))
+		l.syncFailed(p.groups, fmt.Errorf("poll kafka group states: %w", p.err))
 		return
 	}
 	var changed []string
@@ -335,7 +386,7 @@ func (l *loop) sync(ctx context.Context) {
 		// by then.
 		states, err := l.m.Kafka.Groups(ctx, batch)
 		if err != nil {
-			l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
+			l.syncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
 			l.remark(batch)
 			continue
 		}
@@ -347,6 +398,8 @@ func (l *loop) sync(ctx context.Context) {
 			st := l.syncGroup(ctx, lg, states[g])
 			l.retryLater(ctx, st)
 			l.m.Observer.GroupSynced(st)
+			delete(l.health.unsynced, g)
+			l.beat()
 		}
 	}
 }

@@ -17,7 +17,7 @@ func (l *loop) readBatch(ctx context.Context, batch []string) (map[string]Legacy
 		return legacy, batch
 	}
 	if len(batch) == 1 || ctx.Err() != nil {
-		l.m.Observer.SyncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
+		l.syncFailed(batch, fmt.Errorf("read %d legacy groups: %w", len(batch), err))
 		l.remark(batch)
 		return nil, nil
 	}
@@ -38,7 +38,7 @@ func (l *loop) readBatch(ctx context.Context, batch []string) (map[string]Legacy
 		if len(failed) > 1 {
 			first = fmt.Errorf("%w (and %d more groups of the batch)", first, len(failed)-1)
 		}
-		l.m.Observer.SyncFailed(failed, first)
+		l.syncFailed(failed, first)
 		l.remark(failed)
 	}
 	return legacy, read

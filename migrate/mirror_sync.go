@@ -60,7 +60,37 @@ func (l *loop) syncGroup(ctx context.Context, lg LegacyGroup, ks GroupState) Gro
 	v := l.view(lg, ks)
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
 		KafkaState: ks.State, Members: ks.Members, Invalid: len(v.invalid), DryRun: !l.m.Execute}
-	ahead := false
+	ahead := st.measure(v)
+	active := ks.Active()
+	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
+	switch {
+	case st.Phase != PhaseKafkaPrimary && !active:
+		l.toKafka(ctx, &st, v)
+	case st.Phase == PhaseKafkaPrimary && l.m.Reverse && !st.LegacyAlive:
+		l.toZK(ctx, &st, v)
+	}
+	l.phase[g] = st.Phase
+	// Remember Kafka as it is after our own commits, so the next poll sees only others' changes,
+	// and measure the lag again: a lag that stays up after a successful write is a false alarm.
+	ks.Committed = maps.Clone(ks.Committed)
+	for _, w := range st.Writes {
+		if w.Direction == ToKafka && w.Err == nil && !w.Refused && l.m.Execute {
+			if ks.Committed == nil {
+				ks.Committed = map[TopicPartition]int64{}
+			}
+			ks.Committed[w.TopicPartition] = w.To
+			v.kafka[w.TopicPartition] = w.To
+		}
+	}
+	st.measure(v)
+	l.kafka[g] = ks
+	return st
+}
+
+// measure sets the group's lag, lead, missing and partition counts from v and reports whether
+// Kafka leads anywhere.
+func (st *GroupStatus) measure(v groupView) (ahead bool) {
+	st.Lag, st.Lead, st.Missing = 0, 0, 0
 	parts := map[TopicPartition]bool{}
 	for tp, o := range v.zk {
 		parts[tp] = true
@@ -79,27 +109,7 @@ func (l *loop) syncGroup(ctx context.Context, lg LegacyGroup, ks GroupState) Gro
 		parts[tp] = true
 	}
 	st.Partitions = len(parts)
-	active := ks.Active()
-	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
-	switch {
-	case st.Phase != PhaseKafkaPrimary && !active:
-		l.toKafka(ctx, &st, v)
-	case st.Phase == PhaseKafkaPrimary && l.m.Reverse && !st.LegacyAlive:
-		l.toZK(ctx, &st, v)
-	}
-	l.phase[g] = st.Phase
-	// Remember Kafka as it is after our own commits, so the next poll sees only others' changes.
-	ks.Committed = maps.Clone(ks.Committed)
-	for _, w := range st.Writes {
-		if w.Direction == ToKafka && w.Err == nil && !w.Refused && l.m.Execute {
-			if ks.Committed == nil {
-				ks.Committed = map[TopicPartition]int64{}
-			}
-			ks.Committed[w.TopicPartition] = w.To
-		}
-	}
-	l.kafka[g] = ks
-	return st
+	return ahead
 }
 
 func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
@@ -119,7 +129,7 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 	keepalive := st.Phase == PhaseZKPrimary && now.Sub(l.keptAlive[st.Group]) >= l.m.KeepaliveInterval
 	var commits []Commit
 	add := func(tp TopicPartition, from *int64, to int64, reason string, mtime time.Time) {
-		w := MirrorWrite{TopicPartition: tp, Direction: ToKafka, Reason: reason, From: from, To: to}
+		w := MirrorWrite{TopicPartition: tp, Direction: ToKafka, Reason: reason, From: from, To: to, Mtime: mtime}
 		st.Writes = append(st.Writes, w)
 		c := Commit{TopicPartition: tp, Offset: to}
 		if l.m.Metadata != nil {
@@ -191,6 +201,7 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 		failAll(st.Writes, err)
 		return
 	}
+	acked := l.m.Now()
 	byTP := make(map[TopicPartition]error, len(res))
 	for _, r := range res {
 		byTP[r.TopicPartition] = r.Err
@@ -207,6 +218,8 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 			w.Refused, refused = true, true
 		case err != nil:
 			w.Err, failed = err, true
+		default:
+			w.Acked = acked
 		}
 	}
 	if refused {

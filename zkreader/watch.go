@@ -35,8 +35,12 @@ type Watcher struct {
 	denied  map[string]bool // znodes the ACLs keep us from watching, logged once each
 	set     atomic.Int64    // watches set on the server (ChildrenW, ExistsW, GetW), for tests
 
-	resets atomic.Int64
+	resets   atomic.Int64
+	expiries atomic.Int64
 }
+
+// Expiries is how many times the watcher's session expired (every watch lost).
+func (w *Watcher) Expiries() int64 { return w.expiries.Load() }
 
 // Resets is how many times every watch had to be set again after they were lost (session expiry).
 func (w *Watcher) Resets() int64 { return w.resets.Load() }
@@ -132,30 +136,33 @@ func firedKinds(t zk.EventType) []watchKind {
 type watchRun struct {
 	w      *Watcher
 	groups map[string]bool
+	ev     migrate.WatchEvents
 }
 
 // retryArm is how long to wait before arming again after ZooKeeper failed (connection lost).
 const retryArm = 500 * time.Millisecond
 
-// Watch implements migrate.LegacyWatcher. After a session expiry every watch is gone: they are
-// all set again once a new session exists, and every group is reported changed so the mirror
-// re-reads it. A plain reconnect keeps the watches (go-zookeeper sets them again itself).
-func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group string)) error {
-	run := &watchRun{w: w, groups: map[string]bool{}}
-	for _, g := range groups {
-		if err := ValidateName(g); err != nil {
-			return fmt.Errorf("watch group %q: %w", g, err)
-		}
-		run.groups[g] = true
+// Watch implements migrate.LegacyWatcher. The list of groups (/consumers) is watched from the
+// start; each selection's groups are armed as they come. After a session expiry every watch is
+// gone: they are all set again once a new session exists, every group is reported changed and
+// the list too, so the mirror re-reads them. A plain reconnect keeps the watches
+// (go-zookeeper sets them again itself).
+func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migrate.WatchEvents) error {
+	run := &watchRun{w: w, groups: map[string]bool{}, ev: ev}
+	var first []string
+	select {
+	case <-ctx.Done():
+		return nil
+	case first = <-selections:
 	}
-	names := slices.Sorted(maps.Keys(run.groups))
-	// Once armed, every group is reported: a change between the mirror's first read and the
-	// watches being set would otherwise go unseen until the next resync.
-	rearmAll := run.armGroups(ctx, names) != nil
+	// The list first: a group created while the selection's watches are set is then seen.
+	rearmAll := run.armList(ctx) != nil
 	if !rearmAll {
-		for _, g := range names {
-			changed(g)
-		}
+		rearmAll = run.select_(ctx, first) != nil
+	}
+	run.armed(!rearmAll)
+	if !rearmAll {
+		run.listChanged() // created between the mirror's listing and the list watch
 	}
 	var retry <-chan time.Time
 	for {
@@ -165,28 +172,42 @@ func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group
 		select {
 		case <-ctx.Done():
 			return nil
+		case sel := <-selections:
+			if err := run.select_(ctx, sel); err != nil && !rearmAll {
+				w.r.log.Warn("zookeeper watches of new groups not set, setting what is missing", "err", err)
+				rearmAll = true
+				run.armed(false)
+			}
+			continue
 		case <-retry:
 			retry = nil
 			// Only what is missing is set: watches set before the failure are still held
 			// (a reconnect keeps them; an expiry has cleared the set).
-			if err := run.armGroups(ctx, names); err != nil {
+			if err := run.armAll(ctx); err != nil {
 				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
 				continue
 			}
 			rearmAll = false
 			w.resets.Add(1)
-			for _, g := range names {
-				changed(g)
+			run.armed(true)
+			run.listChanged()
+			for _, g := range run.names() {
+				run.changed(g)
 			}
 			continue
 		case <-w.signal:
 		}
 		touched := map[string][]string{} // group -> fired paths to arm again
+		list := false
 		for _, ev := range w.take() {
 			switch {
 			case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
+				if ev.Type == zk.EventSession {
+					w.expiries.Add(1)
+				}
 				if ctx.Err() == nil && !rearmAll {
 					w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
+					run.armed(false)
 				}
 				w.clearArmed() // the session's watches are gone: every one is set afresh
 				rearmAll = true
@@ -195,7 +216,9 @@ func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group
 				// Whatever the group: the set follows the session's watches, and a group
 				// dropped from the selection may be selected again.
 				w.fired(ev)
-				if g := run.groupOf(ev.Path); g != "" {
+				if ev.Path == w.r.path("/consumers") {
+					list = true
+				} else if g := run.groupOf(ev.Path); g != "" {
 					touched[g] = append(touched[g], ev.Path)
 				}
 			}
@@ -203,12 +226,75 @@ func (w *Watcher) Watch(ctx context.Context, groups []string, changed func(group
 		if rearmAll {
 			continue // every group is re-read once the watches are back
 		}
+		if list {
+			if err := run.armList(ctx); err != nil {
+				w.r.log.Warn("zookeeper watch of the groups list not set again, setting what is missing", "err", err)
+				rearmAll = true
+				run.armed(false)
+			}
+			run.listChanged()
+		}
 		for _, g := range slices.Sorted(maps.Keys(touched)) {
 			if err := run.armPaths(ctx, touched[g]); err != nil {
 				w.r.log.Warn("zookeeper watch not set again, setting what is missing", "group", g, "err", err)
 				rearmAll = true
+				run.armed(false)
 			}
-			changed(g)
+			run.changed(g)
 		}
+	}
+}
+
+// select_ makes groups the selection: the new ones are armed, then reported changed (a change
+// between the mirror's read and the arming is then read); the others are no longer reported.
+// A name ZooKeeper could not hold is left out, with a warning.
+func (run *watchRun) select_(ctx context.Context, groups []string) error {
+	next := make(map[string]bool, len(groups))
+	var added []string
+	for _, g := range groups {
+		if err := ValidateName(g); err != nil {
+			run.w.r.log.Warn("group not watched: its name is not a ZooKeeper path component", "group", g, "err", err)
+			continue
+		}
+		next[g] = true
+		if !run.groups[g] {
+			added = append(added, g)
+		}
+	}
+	run.groups = next
+	if err := run.armGroups(ctx, added); err != nil {
+		return err
+	}
+	for _, g := range added {
+		run.changed(g)
+	}
+	return nil
+}
+
+func (run *watchRun) names() []string { return slices.Sorted(maps.Keys(run.groups)) }
+
+// armAll sets every missing watch: the list's and each selected group's.
+func (run *watchRun) armAll(ctx context.Context) error {
+	if err := run.armList(ctx); err != nil {
+		return err
+	}
+	return run.armGroups(ctx, run.names())
+}
+
+func (run *watchRun) changed(g string) {
+	if run.ev.Changed != nil {
+		run.ev.Changed(g)
+	}
+}
+
+func (run *watchRun) listChanged() {
+	if run.ev.GroupsChanged != nil {
+		run.ev.GroupsChanged()
+	}
+}
+
+func (run *watchRun) armed(ok bool) {
+	if run.ev.Armed != nil {
+		run.ev.Armed(ok)
 	}
 }

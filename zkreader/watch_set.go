@@ -39,6 +39,15 @@ func (w *Watcher) fired(ev zk.Event) {
 	}
 }
 
+// armList sets the watch on the list of groups (/consumers; an exists watch while it is missing).
+func (run *watchRun) armList(ctx context.Context) error {
+	p := run.w.r.path("/consumers")
+	return run.w.r.fanOut(ctx, 1, func(c *zk.Conn, _ int) error {
+		_, err := run.armDir(c, p)
+		return err
+	})
+}
+
 // armGroups sets every missing watch of the groups, level by level, pipelined: the offsets,
 // ids and owners directories, each topic directory below them, each offset znode.
 func (run *watchRun) armGroups(ctx context.Context, groups []string) error {

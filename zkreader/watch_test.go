@@ -25,10 +25,33 @@ func writeOffset(t *testing.T, r *Reader, group, topic string, p int32, off int6
 	}
 }
 
-// changes collects what a Watch reports.
-type changes struct{ ch chan string }
+// changes collects what a Watch reports, and hands it new selections.
+type changes struct {
+	ch    chan string
+	lists chan struct{} // GroupsChanged
+	sel   chan []string
+}
 
 func (c changes) changed(g string) { c.ch <- g }
+
+func (c changes) events() migrate.WatchEvents {
+	return migrate.WatchEvents{Changed: c.changed, GroupsChanged: func() {
+		select {
+		case c.lists <- struct{}{}:
+		default: // one pending report says it all
+		}
+	}}
+}
+
+// listed waits for a report that the list of groups changed.
+func (c changes) listed(t *testing.T, after string) {
+	t.Helper()
+	select {
+	case <-c.lists:
+	case <-time.After(watchWait):
+		t.Fatalf("after %s: no change of the groups list reported within %s", after, watchWait)
+	}
+}
 
 // expect waits for a report of group g, skipping reports of other groups.
 func (c changes) expect(t *testing.T, g, after string) {
@@ -64,27 +87,71 @@ func (c changes) none(t *testing.T, g string) {
 
 func startWatch(t *testing.T, w *Watcher, groups ...string) changes {
 	t.Helper()
-	c := changes{ch: make(chan string, 1000)}
+	c := changes{ch: make(chan string, 1000), lists: make(chan struct{}, 1), sel: make(chan []string, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- w.Watch(ctx, groups, c.changed) }()
+	c.sel <- groups
+	go func() { done <- w.Watch(ctx, c.sel, c.events()) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Watch: %v", err)
 		}
 	})
-	// Every group is reported once armed: only then do the steps of a test begin.
+	c.expectAll(t, groups, "the start")
+	c.listed(t, "the start") // reported once the list is watched
+	return c
+}
+
+// expectAll waits until every group was reported (once armed), whatever else is reported.
+func (c changes) expectAll(t *testing.T, groups []string, after string) {
+	t.Helper()
 	seen := map[string]bool{}
 	for len(seen) < len(groups) {
 		select {
 		case g := <-c.ch:
-			seen[g] = true
+			if slices.Contains(groups, g) {
+				seen[g] = true
+			}
 		case <-time.After(watchWait):
-			t.Fatalf("watches of %v not set within %s (reported: %v)", groups, watchWait, seen)
+			t.Fatalf("after %s: watches of %v not set within %s (reported: %v)", after, groups, watchWait, seen)
 		}
 	}
-	return c
+}
+
+// TestWatcherNewGroups: a group created after the start is reported through the list, as soon
+// as /consumers/<g> appears; once selected it is watched, its offsets tree too as it is created
+// below it (folder by folder), and a group dropped from the selection is no longer reported.
+func TestWatcherNewGroups(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	c := startWatch(t, w) // nothing selected yet
+	e.create(t, "/consumers/late", "", zk.WorldACL(zk.PermAll))
+	c.listed(t, "a group created")
+	c.sel <- []string{"late"}
+	c.expectAll(t, []string{"late"}, "the group selected")
+	writeOffset(t, r, "late", "t", 0, 5) // creates offsets/, offsets/t/ and the znode
+	c.expect(t, "late", "its first offset")
+	writeOffset(t, r, "late", "t", 0, 6)
+	c.expect(t, "late", "its offset set again")
+	writeOffset(t, r, "another", "t", 0, 1)
+	c.listed(t, "a second group created")
+	c.sel <- []string{"another"} // late leaves the selection
+	c.expectAll(t, []string{"another"}, "the second group selected")
+	writeOffset(t, r, "late", "t", 0, 7)
+	writeOffset(t, r, "another", "t", 0, 2)
+	c.expect(t, "another", "an offset of the selected group")
+	for len(c.ch) > 0 {
+		if g := <-c.ch; g == "late" {
+			t.Errorf("a group dropped from the selection was reported changed")
+		}
+	}
 }
 
 // TestWatcher: every change the mirror must see fires, again and again (watches are one-shot
@@ -229,12 +296,11 @@ func TestWatcherDeniedZnode(t *testing.T) {
 	}
 }
 
-// TestWatchRestartSetsOnlyMissingWatches: a Watch restarted for a new selection (the mirror does
-// so when a resync finds groups created or deleted) sets on the server only the watches the
-// session does not hold yet. go-zookeeper keeps one channel per watch set until it fires, so
-// setting them all again each time grew without bound for quiet znodes (107 more per restart
-// here).
-func TestWatchRestartSetsOnlyMissingWatches(t *testing.T) {
+// TestWatchSelectionSetsOnlyMissingWatches: a new selection (the mirror sends one when groups
+// are created or deleted) sets on the server only the watches the session does not hold yet.
+// go-zookeeper keeps one channel per watch set until it fires, so setting them all again each
+// time grew without bound for quiet znodes (107 more per change here).
+func TestWatchSelectionSetsOnlyMissingWatches(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
@@ -250,31 +316,19 @@ func TestWatchRestartSetsOnlyMissingWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	var counts []int64
-	for i := range 4 {
+	c := startWatch(t, w, "g", "new-0")
+	counts := []int64{w.set.Load()}
+	for i := 1; i < 4; i++ {
 		groups := []string{"g", fmt.Sprintf("new-%d", i)}
-		wctx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		reported := make(chan string, 10)
-		go func() { done <- w.Watch(wctx, groups, func(g string) { reported <- g }) }()
-		for range groups {
-			select {
-			case <-reported:
-			case <-time.After(watchWait):
-				t.Fatalf("restart %d: watches not set within %s", i, watchWait)
-			}
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		c.sel <- groups
+		c.expectAll(t, groups[1:], fmt.Sprintf("selection %d", i))
 		counts = append(counts, w.set.Load())
 	}
-	// g: offsets/ and t/ children, ids/ and owners/ exists (absent), 100 data watches; each
-	// new group: exists watches on its three absent folders.
-	want := []int64{104 + 3, 104 + 6, 104 + 9, 104 + 12}
+	// The list (/consumers); g: offsets/ and t/ children, ids/ and owners/ exists (absent),
+	// 100 data watches; each new group: exists watches on its three absent folders.
+	want := []int64{1 + 104 + 3, 1 + 104 + 6, 1 + 104 + 9, 1 + 104 + 12}
 	if !slices.Equal(counts, want) {
-		t.Errorf("watches set after each of 4 restarts: %v, want %v (g's set once)", counts, want)
+		t.Errorf("watches set after each of 4 selections: %v, want %v (g's set once)", counts, want)
 	}
 }
 

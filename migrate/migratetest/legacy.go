@@ -45,6 +45,13 @@ func (s *LegacyStore) SetGroup(g migrate.LegacyGroup) {
 	s.groups[g.Group] = cloneLegacy(g)
 }
 
+// DeleteGroup removes a group, as a recursive delete of /consumers/<group> does.
+func (s *LegacyStore) DeleteGroup(group string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.groups, group)
+}
+
 // SetOffset sets one valid offset of a group, creating the group if needed, with the znode
 // path the real layout has.
 func (s *LegacyStore) SetOffset(group, topic string, partition int32, offset int64) {

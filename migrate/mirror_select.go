@@ -1,0 +1,127 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// The mirror's selection follows ZooKeeper: a group created after the start that the filter
+// matches is read, watched and mirrored as soon as the watcher reports the new list of groups
+// (or, without a watcher, at the next resync); a group deleted leaves, and what the loop
+// remembered of it is dropped. Rollovers are when groups appear: a group first seen five
+// minutes late may already have been taken over by Kafka consumers that found no commit.
+
+func (l *loop) takeRelist() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.relist
+	l.relist = false
+	return r
+}
+
+// reselect lists the groups again and applies the selection. full is a resync: every group is
+// marked to be read again, and an empty selection is reported again (a warning for people).
+// It returns false when the groups could not be listed.
+func (l *loop) reselect(ctx context.Context, full bool) bool {
+	sel, err := selectGroups(ctx, l.m.Legacy, l.m.Filter)
+	if err != nil {
+		what := "list the groups again"
+		if full {
+			what = "resync"
+		}
+		l.syncFailed(l.groups, fmt.Errorf("%s: %w", what, err))
+		return false
+	}
+	changed := l.apply(&sel)
+	if changed || (full && len(sel.Groups) == 0) {
+		l.m.Observer.SelectionChanged(sel)
+	}
+	if full {
+		l.remark(sel.Groups)
+		l.startResync()
+	}
+	return true
+}
+
+// apply makes sel the loop's selection, filling in what was added and removed, and reports
+// whether it changed. Added groups are synced at once (the watcher reports them again once
+// their watches are set); removed ones are forgotten.
+func (l *loop) apply(sel *Selection) bool {
+	sel.Added, sel.Removed = diffSorted(l.groups, sel.Groups)
+	if len(sel.Added) == 0 && len(sel.Removed) == 0 {
+		return false
+	}
+	l.groups = sel.Groups
+	l.offerIfWatching(sel.Groups)
+	for _, g := range sel.Removed {
+		l.forget(g)
+	}
+	l.remark(sel.Added)
+	return true
+}
+
+func (l *loop) offerIfWatching(groups []string) {
+	if l.m.Watcher != nil {
+		l.offer(groups)
+	}
+}
+
+// forget drops what the loop remembers of a group that left the selection.
+func (l *loop) forget(g string) {
+	delete(l.phase, g)
+	delete(l.kafka, g)
+	delete(l.keptAlive, g)
+	delete(l.failures, g)
+	delete(l.retryAt, g)
+	delete(l.health.unsynced, g)
+	l.mu.Lock()
+	delete(l.dirty, g)
+	l.mu.Unlock()
+}
+
+// diffSorted returns the names only in b (added) and only in a (removed); both are sorted.
+func diffSorted(a, b []string) (added, removed []string) {
+	for _, g := range b {
+		if _, found := slices.BinarySearch(a, g); !found {
+			added = append(added, g)
+		}
+	}
+	for _, g := range a {
+		if _, found := slices.BinarySearch(b, g); !found {
+			removed = append(removed, g)
+		}
+	}
+	return added, removed
+}
+
+// syncFailed reports a failure of whole groups; a resync under way is then not complete.
+func (l *loop) syncFailed(groups []string, err error) {
+	l.health.failed = true
+	l.m.Observer.SyncFailed(groups, err)
+}
+
+func (l *loop) startResync() {
+	l.health.resyncing, l.health.failed = true, false
+}
+
+// endPass ends a pass of the loop: a full resync whose reads all succeeded is recorded, and
+// the heartbeat is reported.
+func (l *loop) endPass() {
+	if l.health.resyncing {
+		if !l.health.failed {
+			l.health.lastResync = l.m.Now()
+		}
+		l.health.resyncing = false
+	}
+	l.beat()
+}
+
+// beat reports the loop's state to the observer.
+func (l *loop) beat() {
+	l.mu.Lock()
+	armed := l.armed
+	l.mu.Unlock()
+	l.m.Observer.LoopState(LoopState{Beat: l.m.Now(), Synced: len(l.health.unsynced) == 0, Armed: armed,
+		LastResync: l.health.lastResync})
+}
