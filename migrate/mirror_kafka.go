@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -130,7 +129,7 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
 		return nil
 	}
-	fk, err := l.readAgain(ctx, st.Group, commits, &topics)
+	fk, err := l.readAgain(ctx, st.Group, v.topics(keepalive), &topics)
 	if err != nil {
 		failAll(st.Writes, err)
 		return nil
@@ -165,8 +164,8 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 }
 
 // readAgain reads the group's Kafka state again after the rate-limit wait and, with a limiter,
-// the topics of its commits too (replacing *topics).
-func (l *loop) readAgain(ctx context.Context, group string, commits []Commit, topics *map[string]TopicInfo) (GroupState, error) {
+// describes the names, the topics its decision needs, again (replacing *topics).
+func (l *loop) readAgain(ctx context.Context, group string, names []string, topics *map[string]TopicInfo) (GroupState, error) {
 	fresh, err := l.m.Kafka.Groups(ctx, []string{group})
 	if err != nil {
 		return GroupState{}, fmt.Errorf("commit group %q: read kafka again before the commit: %w", group, err)
@@ -178,11 +177,6 @@ func (l *loop) readAgain(ctx context.Context, group string, commits []Commit, to
 	if l.m.Limiter == nil {
 		return fk, nil
 	}
-	names := make([]string, 0, len(*topics))
-	for name := range *topics {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	if len(names) > 0 { // never an empty metadata request: it means "all topics"
 		described, err := l.m.Kafka.Topics(ctx, names)
 		if err != nil {

@@ -109,22 +109,26 @@ func (l *loop) assess(lg LegacyGroup, ks GroupState) assessed {
 	return a
 }
 
-// topics names the topics a's decision needs described: those of its znodes that name one
-// (as ReadInputs describes them for plan), and of its Kafka commits when the keep-alive is due
-// (it re-commits only offsets inside the log).
-func (a assessed) topics() []string {
+// topics names the topics a's decision needs described.
+func (a assessed) topics() []string { return a.v.topics(a.keepalive) }
+
+// topics names the topics a decision into Kafka needs described: those of the znodes that name
+// one (as ReadInputs describes them for plan), and of the Kafka commits with keepalive (it
+// re-commits only offsets inside the log). Sorted, without repeats.
+func (v groupView) topics(keepalive bool) []string {
 	var out []string
-	for _, o := range a.v.offsets {
+	for _, o := range v.offsets {
 		if o.Invalid == "" {
 			out = append(out, o.Topic)
 		}
 	}
-	if a.keepalive {
-		for tp := range a.v.kafka {
+	if keepalive {
+		for tp := range v.kafka {
 			out = append(out, tp.Topic)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // syncBatch decides the phases of a batch read from both stores, describes the topics of the
