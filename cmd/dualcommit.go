@@ -19,7 +19,7 @@ import (
 )
 
 type dualCommitOptions struct {
-	selection         filterOptions
+	selection         selectionOptions // plan's selection and policy flags: one decision for every write
 	execute           bool
 	reverse           bool
 	resyncInterval    time.Duration
@@ -30,6 +30,7 @@ type dualCommitOptions struct {
 	metricsAddr       string
 
 	filter migrate.Filter
+	policy migrate.Policy
 }
 
 func newDualCommitCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -43,6 +44,14 @@ change into Kafka as admin commits, so consumers can be moved to Kafka offset st
 time. Neither store is ever moved backwards: Kafka is read again just before each commit and
 only offsets where ZooKeeper leads are written.
 
+Every write into Kafka is the one "migrate plan" would make for the partition under the same
+--on-conflict, --out-of-range and --offset-adjust (the group gates aside: mirroring while legacy
+consumers run is the point). What plan blocks (above-log-end, below-log-start, topic-missing,
+partition-missing, invalid-znode, and any difference under --on-conflict=fail, zk-ahead too) is
+not written: it is logged and counted per class. --on-conflict=kafka writes only partitions
+Kafka has no commit for. --on-conflict=zk is refused (it moves Kafka backwards), and so is
+--offset-adjust with --reverse (the reverse mirror writes Kafka's offsets unadjusted).
+
 Each group is in one phase, logged and exported as a metric:
   zk-primary     legacy consumers own the group: ZooKeeper is mirrored into Kafka
   switching      legacy consumers are still registered while the Kafka group has members or
@@ -54,8 +63,10 @@ Each group is in one phase, logged and exported as a metric:
 
 Offsets of an empty Kafka group expire offsets.retention.minutes after their commit: unchanged
 offsets are re-committed every --keepalive-interval (default: half the broker's retention, and
-once at start). A full re-read runs every --resync-interval as a safety net behind the watches;
-the Kafka groups are polled every --poll-interval for phase changes and for --reverse.
+once at start), except an offset outside its partition's log (the consumer resets from it just
+as from an expired one; verify reports it as kafka-out-of-range). A full re-read runs every
+--resync-interval as a safety net behind the watches; the Kafka groups are polled every
+--poll-interval for phase changes and for --reverse.
 
 SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
 written: the log shows what would be mirrored.`,
@@ -77,6 +88,7 @@ written: the log shows what would be mirrored.`,
 	}
 	o.selection.addFlags(c)
 	f := c.Flags()
+	f.Lookup("on-conflict").Usage = "where Kafka and ZooKeeper differ: max (never backwards), kafka (write only where Kafka has no commit), or fail (block any difference); zk is refused"
 	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run that logs what it would mirror)")
 	f.BoolVar(&o.reverse, "reverse", false, "for kafka-primary groups, mirror Kafka into ZooKeeper (forward only)")
 	f.DurationVar(&o.resyncInterval, "resync-interval", 5*time.Minute, "full re-read of both stores, behind the watches")
@@ -119,6 +131,12 @@ func (o *dualCommitOptions) validate() error {
 		}
 	}
 	var err error
+	if o.policy, err = o.selection.policy(); err != nil {
+		return err
+	}
+	if err := o.policy.CheckMirror(o.reverse); err != nil {
+		return err
+	}
 	o.filter, err = o.selection.filter()
 	return err
 }
@@ -136,7 +154,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	}
 	defer closeStores()
 	m := &migrate.Mirror{
-		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter,
+		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
 		Metadata: func(_ string, mtime time.Time) string { return kafkawriter.ProvenanceMetadata(Version, mtime) },
@@ -169,7 +187,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	if o.maxPerSecond > 0 {
 		m.Limiter = migrate.NewLimiter(o.maxPerSecond, nil)
 	}
-	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection), livenessWindow(o.pollInterval), expiries)
+	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection.filterOptions), livenessWindow(o.pollInterval), expiries)
 	m.Observer = obs
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(ctx, d, o.metricsAddr, obs)
@@ -183,7 +201,8 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	if !o.execute {
 		d.logger.Warn("dry run: nothing is written; pass --execute to mirror")
 	}
-	d.logger.Info("dual-commit started", "reverse", o.reverse, "resync", o.resyncInterval, "poll", o.pollInterval)
+	d.logger.Info("dual-commit started", "reverse", o.reverse, "resync", o.resyncInterval, "poll", o.pollInterval,
+		"on_conflict", o.policy.OnConflict, "out_of_range", o.policy.OutOfRange, "offset_adjust", o.policy.OffsetAdjust)
 	if err := m.Run(ctx); err != nil {
 		if errors.Is(err, migrate.ErrGroupNotFound) {
 			return fmt.Errorf("dual-commit: %w", err)

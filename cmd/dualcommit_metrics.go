@@ -17,6 +17,8 @@ type dualMetrics struct {
 	phase            *prometheus.GaugeVec
 	lag, lead        *prometheus.GaugeVec
 	missing          *prometheus.GaugeVec
+	blocked          *prometheus.GaugeVec
+	blockedSeen      map[string]map[migrate.Class]bool // the classes each group has a series for
 	writes           *prometheus.CounterVec
 	refused          *prometheus.CounterVec
 	errs             *prometheus.CounterVec
@@ -47,6 +49,9 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 			Help: "sum over partitions of how far Kafka is ahead of ZooKeeper"}, []string{"group"}),
 		missing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_missing_partitions",
 			Help: "ZooKeeper offsets Kafka has no commit for"}, []string{"group"}),
+		blocked: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_blocked_partitions",
+			Help: "partitions the latest sync did not mirror because migrate plan would block them, by plan class"},
+			[]string{"group", "class"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_writes_total",
 			Help: "partitions written, or with dry_run=\"true\" that a dry run would have written"},
 			[]string{"group", "direction", "reason", "dry_run"}),
@@ -63,10 +68,11 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 			Help: "when the latest full resync completed without a failed read (unix time; 0 before the first)"}),
 		beat: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_heartbeat_timestamp_seconds",
 			Help: "when the mirror's loop last made progress (unix time)"}),
-		started: time.Now(),
+		started:     time.Now(),
+		blockedSeen: map[string]map[migrate.Class]bool{},
 	}
 	m.perGroup = []*prometheus.MetricVec{m.phase.MetricVec, m.lag.MetricVec, m.lead.MetricVec, m.missing.MetricVec,
-		m.writes.MetricVec, m.refused.MetricVec, m.errs.MetricVec}
+		m.blocked.MetricVec, m.writes.MetricVec, m.refused.MetricVec, m.errs.MetricVec}
 	m.beat.SetToCurrentTime()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_build_info",
 		Help: "1, labelled with the build's version, VCS revision and Go version"}, []string{"version", "revision", "goversion"})
@@ -89,7 +95,7 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 		Help: "1 when /readyz says ready: first sync done, watches armed, lease held"}, func() float64 {
 		return b2f(h.ready != nil && h.ready())
 	})
-	m.reg.MustRegister(m.groups, m.phase, m.lag, m.lead, m.missing, m.writes, m.refused, m.errs, m.syncFailures,
+	m.reg.MustRegister(m.groups, m.phase, m.lag, m.lead, m.missing, m.blocked, m.writes, m.refused, m.errs, m.syncFailures,
 		m.latency, m.lastResync, m.beat, build, expiries, leaseHeld, ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -125,6 +131,22 @@ func (m *dualMetrics) group(s migrate.GroupStatus, started time.Time) {
 	m.lag.WithLabelValues(s.Group).Set(float64(s.Lag))
 	m.lead.WithLabelValues(s.Group).Set(float64(s.Lead))
 	m.missing.WithLabelValues(s.Group).Set(float64(s.Missing))
+	// Each sync says what it blocks now: a class no longer blocked goes to 0 (its series kept,
+	// so an alert on it resolves rather than going stale).
+	seen := m.blockedSeen[s.Group]
+	if seen == nil && len(s.Blocked) > 0 {
+		seen = map[migrate.Class]bool{}
+		m.blockedSeen[s.Group] = seen
+	}
+	for c, n := range s.Blocked {
+		seen[c] = true
+		m.blocked.WithLabelValues(s.Group, string(c)).Set(float64(n))
+	}
+	for c := range seen {
+		if _, now := s.Blocked[c]; !now {
+			m.blocked.WithLabelValues(s.Group, string(c)).Set(0)
+		}
+	}
 	dry := "false"
 	if s.DryRun {
 		dry = "true"
@@ -150,6 +172,7 @@ func (m *dualMetrics) group(s migrate.GroupStatus, started time.Time) {
 func (m *dualMetrics) selection(sel migrate.Selection) {
 	m.groups.Set(float64(len(sel.Groups)))
 	for _, g := range sel.Removed {
+		delete(m.blockedSeen, g)
 		for _, v := range m.perGroup {
 			v.DeletePartialMatch(prometheus.Labels{"group": g})
 		}

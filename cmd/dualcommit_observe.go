@@ -100,6 +100,11 @@ func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
 		// visible without one line each for thousands of partitions.
 		o.log.Warn("writes failed, retrying later", "group", s.Group, "partitions", len(failed), "errors", limit(failed, maxLogged))
 	}
+	if n := blockedCount(s.Blocked); n > 0 || len(s.BlockedReasons) > 0 {
+		// Once per sync of the group: what plan would block is never written, and says why.
+		o.log.Warn("not mirrored: migrate plan would block these partitions", "group", s.Group, "partitions", n,
+			"classes", s.Blocked, "why", s.BlockedReasons)
+	}
 	if len(refused) > 0 {
 		o.log.Info("kafka refused the admin commit: the group is active, so Kafka is primary now", "group", s.Group,
 			"partitions", len(refused), "phase", s.Phase)
@@ -112,6 +117,14 @@ func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
 		msg = "would mirror (dry run)"
 	}
 	o.log.Info(msg, "group", s.Group, "phase", s.Phase, "partitions", len(done), "writes", limit(done, maxLogged))
+}
+
+func blockedCount(b map[migrate.Class]int) int {
+	n := 0
+	for _, c := range b {
+		n += c
+	}
+	return n
 }
 
 func from(p *int64) string {

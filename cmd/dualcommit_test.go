@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -48,6 +49,10 @@ func TestDualCommitValidate(t *testing.T) {
 		{[]string{"--max-commits-per-second", "+Inf"}, "--max-commits-per-second: +Inf is out of range"},
 		{[]string{"--metrics-addr", "9464"}, "--metrics-addr"},
 		{[]string{"--group-regex", "("}, "--group-regex"},
+		{[]string{"--on-conflict", "zk"}, "--on-conflict=zk would move Kafka backwards"},
+		{[]string{"--on-conflict", "newest"}, `unknown on-conflict policy "newest"`},
+		{[]string{"--out-of-range", "nearest"}, `unknown out-of-range policy "nearest"`},
+		{[]string{"--offset-adjust", "1", "--reverse"}, "--offset-adjust +1 with --reverse"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -199,6 +204,15 @@ func TestDualCommitMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s:\n%s", want, body)
 		}
 	}
+	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary,
+		Blocked: map[migrate.Class]int{migrate.ClassAboveLogEnd: 2}})
+	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 2`) {
+		t.Errorf("blocked partitions not counted:\n%s", body)
+	}
+	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary})
+	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 0`) {
+		t.Errorf("a class no longer blocked keeps its count:\n%s", body)
+	}
 	o.SelectionChanged(migrate.Selection{Groups: []string{"h"}, Removed: []string{"g"}})
 	body = scrape(t, o)
 	if strings.Contains(body, `group="g"`) || !strings.Contains(body, "zk2kafka_dual_commit_groups 1") {
@@ -293,5 +307,41 @@ func TestDualCommitSelectionLog(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("log lacks %s:\n%s", want, errb.String())
 		}
+	}
+}
+
+// TestDualCommitPolicyFlags: the policy flags reach the mirror: a ZooKeeper offset above the
+// log end (100) is written clamped under --out-of-range=clamp, adjusted by --offset-adjust
+// below it, and the start line reports the policy.
+func TestDualCommitPolicyFlags(t *testing.T) {
+	stores := fixture()
+	stores.legacy.SetOffset("g2", "t", 0, 500)
+	stores.legacy.SetOffset("g2", "t", 1, 40)
+	errb := &syncWriter{}
+	d := defaultDeps(io.Discard, errb)
+	d.stores = stores
+	root := newRootCmd(d, &globalOptions{})
+	root.SetArgs([]string{"migrate", "dual-commit", "--zk", "z:1", "--kafka", "k:1", "--group", "g2", "--poll-interval", "10ms",
+		"--execute", "--out-of-range", "clamp", "--offset-adjust", "1"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(stores.kafka.Commits()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling the fake; a hang guard, not a timing assertion
+	}
+	cancel()
+	if err := <-done; exitCode(err) != ExitOK {
+		t.Fatalf("stopped: err %v, want exit 0\n%s", err, errb.String())
+	}
+	got := map[string]int64{}
+	for _, c := range stores.kafka.Commits() {
+		got[c.TopicPartition.String()] = c.Offset
+	}
+	if want := map[string]int64{"t/0": 100, "t/1": 41}; !maps.Equal(got, want) {
+		t.Errorf("commits %v, want %v", got, want)
+	}
+	if !strings.Contains(errb.String(), "on_conflict=max out_of_range=clamp offset_adjust=1") {
+		t.Errorf("the start line does not report the policy:\n%s", errb.String())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,6 +40,9 @@ func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
   missing-in-kafka  ZooKeeper has an offset, Kafka no commit
   missing-in-zk     Kafka has a commit for a partition the group's ZooKeeper tree lacks
   invalid-znode     the znode is not a usable offset
+  kafka-out-of-range  Kafka's commit is below the partition's log start or above its log end:
+                    fails even when ZooKeeper holds the same offset (a consumer starting there
+                    resets by auto.offset.reset)
 
 A group passes when every one of its partitions does. With --mark, every group that passes
 (and has no live legacy consumers) gets a cutover marker in ZooKeeper,
@@ -120,7 +125,11 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 			return err
 		}
 	}
-	report := verify.Compare(in.Legacy, states, o.opts)
+	topics, err := describeCommitted(ctx, kafka, in, states, o.flt)
+	if err != nil {
+		return err
+	}
+	report := verify.Compare(in.Legacy, states, topics, o.opts)
 	report.CheckedAt = time.Now().UTC()
 	if len(report.Groups) == 0 {
 		d.logger.Warn("no group selected: nothing was verified")
@@ -136,10 +145,49 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return markErr
 	}
 	if !report.Pass {
-		return unsafe("the stores disagree: %d partition(s) failed in %d of %d group(s)",
-			report.Summary.Failed, report.Summary.GroupsFailed, report.Summary.Groups)
+		s := report.Summary
+		oor := s.ByStatus[verify.StatusKafkaOutOfRange]
+		what := "the stores disagree"
+		switch {
+		case oor == s.Failed:
+			what = "Kafka holds committed offsets outside the partitions' logs"
+		case oor > 0:
+			what = fmt.Sprintf("the stores disagree, and Kafka holds %d committed offset(s) outside the partitions' logs", oor)
+		}
+		return unsafe("%s: %d partition(s) failed in %d of %d group(s)", what, s.Failed, s.GroupsFailed, s.Groups)
 	}
 	return nil
+}
+
+// describeCommitted returns the log ranges of every partition the groups have a Kafka commit
+// for, so that verify can fail a commit outside its log: in.Topics covers the topics of the
+// legacy offsets (read after the commits, so a log end is never older than a commit); the
+// selected topics only Kafka has a commit for are described here.
+func describeCommitted(ctx context.Context, kafka migrate.KafkaState, in migrate.Inputs, states map[string]migrate.GroupState,
+	flt migrate.Filter) (map[string]migrate.TopicInfo, error) {
+	topics := maps.Clone(in.Topics)
+	if topics == nil {
+		topics = map[string]migrate.TopicInfo{}
+	}
+	var more []string
+	for _, lg := range in.Legacy {
+		for tp := range states[lg.Group].Committed {
+			if _, ok := topics[tp.Topic]; !ok && flt.MatchTopic(tp.Topic) {
+				more = append(more, tp.Topic)
+			}
+		}
+	}
+	if len(more) == 0 { // never an empty metadata request: it means "all topics"
+		return topics, nil
+	}
+	slices.Sort(more)
+	more = slices.Compact(more)
+	described, err := kafka.Topics(ctx, more)
+	if err != nil {
+		return nil, fmt.Errorf("describe %d topics in kafka for their log ranges: %w", len(more), err)
+	}
+	maps.Copy(topics, described)
+	return topics, nil
 }
 
 // readViaTopic replaces the OffsetFetch commits with those read from __consumer_offsets.

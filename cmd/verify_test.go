@@ -55,6 +55,17 @@ func TestVerifyVerdictsAndExitCodes(t *testing.T) {
 				s.legacy.SetGroup(migrate.LegacyGroup{Group: "g2", Offsets: []migrate.LegacyOffset{
 					{Topic: "t", Partition: 0, Path: "/consumers/g2/offsets/t/0", Invalid: "empty offset data"}}})
 			}, wantOut: []string{"invalid-znode", "empty offset data"}},
+		{name: "kafka above the log end though both stores agree", args: []string{"migrate", "verify", "--group", "g2"}, wantCode: ExitUnsafe,
+			mutate: func(s writableStores) { s.legacy.SetOffset("g2", "t", 0, 500); s.kafka.SetCommitted("g2", "t", 0, 500) },
+			wantOut: []string{"kafka-out-of-range", "Kafka commit 500 is above the log end 100", "1 Kafka offset(s) outside the log",
+				"The stores agree, but Kafka's offsets are outside the log"},
+			wantErr: "Kafka holds committed offsets outside the partitions' logs: 1 partition(s) failed"},
+		{name: "a commit of a topic only kafka has, below its log start", args: []string{"migrate", "verify", "--group", "g2"}, wantCode: ExitUnsafe,
+			mutate: func(s writableStores) {
+				s.kafka.AddTopic("u", migrate.PartitionRange{LogStart: 50, LogEnd: 60})
+				s.kafka.SetCommitted("g2", "u", 0, 10)
+			}, wantOut: []string{"kafka-out-of-range", "Kafka commit 10 is below the log start 50", "the group's ZooKeeper tree has no offset"},
+			wantErr: "Kafka holds committed offsets outside the partitions' logs"},
 		{name: "unknown group", args: []string{"migrate", "verify", "--group", "nope"}, wantCode: ExitError, wantErr: "group not found"},
 		{name: "kafka unreadable", args: []string{"migrate", "verify"}, wantCode: ExitError, wantErr: "boom",
 			mutate: func(s writableStores) { s.kafka.FailReads(errBoom) }},

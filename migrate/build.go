@@ -73,22 +73,11 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	if ks.Active() {
 		gp.Gates = append(gp.Gates, GateKafkaGroupActive)
 	}
-	offsets := sortedOffsets(g.Offsets, compareOffsets)
-	gp.Entries = make([]Entry, 0, len(offsets))
-	// One block for the values every entry points at (ZooKeeper and Kafka offsets, log range):
-	// one allocation per group instead of up to three per partition.
-	vals := make([]entryValues, len(offsets))
-	for i, o := range offsets {
-		e, err := buildEntry(o, ks, in.Topics, p, &vals[i])
-		if err != nil {
-			return GroupPlan{}, fmt.Errorf("group %q topic %q partition %d: %w", g.Group, o.Topic, o.Partition, err)
-		}
-		if paths := duplicateZnodes(offsets, i); len(paths) > 1 {
-			e = invalidEntry(o, fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first",
-				len(paths), strings.Join(paths, ", ")))
-		}
-		gp.Entries = append(gp.Entries, e)
+	entries, err := buildEntries(g.Group, g.Offsets, ks, in.Topics, p)
+	if err != nil {
+		return GroupPlan{}, err
 	}
+	gp.Entries = entries
 	if len(gp.Gates) > 0 {
 		why := gateReason(gp, ks)
 		for i := range gp.Entries {
@@ -99,6 +88,30 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 		}
 	}
 	return gp, nil
+}
+
+// buildEntries classifies each of a group's legacy offsets against its Kafka commits and the
+// topics' log ranges under p, in entry order, without the group's gates: plan and copy apply
+// the gates on top (buildGroup), while dual-commit mirrors while legacy consumers run and
+// takes the entries alone, so both decide every partition through this one function.
+func buildEntries(group string, offsets []LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy) ([]Entry, error) {
+	offsets = sortedOffsets(offsets, compareOffsets)
+	entries := make([]Entry, 0, len(offsets))
+	// One block for the values every entry points at (ZooKeeper and Kafka offsets, log range):
+	// one allocation per group instead of up to three per partition.
+	vals := make([]entryValues, len(offsets))
+	for i, o := range offsets {
+		e, err := buildEntry(o, ks, topics, p, &vals[i])
+		if err != nil {
+			return nil, fmt.Errorf("group %q topic %q partition %d: %w", group, o.Topic, o.Partition, err)
+		}
+		if paths := duplicateZnodes(offsets, i); len(paths) > 1 {
+			e = invalidEntry(o, fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first",
+				len(paths), strings.Join(paths, ", ")))
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
 }
 
 func compareOffsets(a, b LegacyOffset) int {
@@ -157,20 +170,11 @@ func invalidEntry(o LegacyOffset, reason string) Entry {
 // lies in the partition's log, then how it compares with the Kafka commit.
 // v is where the entry's pointer fields point.
 func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy, v *entryValues) (Entry, error) {
-	switch {
-	case o.Invalid != "":
-		return invalidEntry(o, o.Invalid), nil
-	case o.Partition < 0:
-		return invalidEntry(o, fmt.Sprintf("negative partition %d", o.Partition)), nil
-	case o.Offset < 0:
-		return invalidEntry(o, fmt.Sprintf("znode holds negative offset %d", o.Offset)), nil
+	zk, invalid := usableOffset(o, p.OffsetAdjust)
+	if invalid != "" {
+		return invalidEntry(o, invalid), nil
 	}
-	zk, ok := adjust(o.Offset, p.OffsetAdjust)
 	v.zk = zk
-	if !ok {
-		return invalidEntry(o, fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)",
-			o.Offset, p.OffsetAdjust)), nil
-	}
 	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &v.zk, Target: zk, Znode: o.Path, Mtime: o.Mtime}
 	if k, ok := ks.Committed[TopicPartition{o.Topic, o.Partition}]; ok {
 		if k < 0 {
@@ -231,6 +235,25 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 		e.Class = oor
 	}
 	return e, nil
+}
+
+// usableOffset is the offset a legacy znode stands for after --offset-adjust, or why it stands
+// for none (invalid non-empty): the first step of buildEntry, which dual-commit's view of a
+// group shares so that its phases compare the same offsets the entries do.
+func usableOffset(o LegacyOffset, adj int64) (zk int64, invalid string) {
+	switch {
+	case o.Invalid != "":
+		return 0, o.Invalid
+	case o.Partition < 0:
+		return 0, fmt.Sprintf("negative partition %d", o.Partition)
+	case o.Offset < 0:
+		return 0, fmt.Sprintf("znode holds negative offset %d", o.Offset)
+	}
+	zk, ok := adjust(o.Offset, adj)
+	if !ok {
+		return 0, fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, adj)
+	}
+	return zk, ""
 }
 
 // adjust applies --offset-adjust; ok is false when the result is negative or overflows.

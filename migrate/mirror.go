@@ -150,8 +150,16 @@ type GroupStatus struct {
 	Missing    int // ZooKeeper offsets Kafka has no commit for yet
 	Partitions int
 	Invalid    int // ZooKeeper offsets that could not be used (reported by the plan too)
-	Writes     []MirrorWrite
-	DryRun     bool
+	// Blocked counts, by class, the partitions this sync did not mirror into Kafka because plan
+	// would block them (out of the log under --out-of-range=fail, topic or partition missing,
+	// invalid znode, a difference under --on-conflict=fail); nil when none, and when the sync
+	// did not mirror into Kafka at all (kafka-primary, an active group). BlockedReasons is a
+	// short sample of plan's reasons for them, and of keep-alives left out because Kafka's
+	// offset is outside the log (those are not counted in Blocked: plan has no entry for them).
+	Blocked        map[Class]int
+	BlockedReasons []string
+	Writes         []MirrorWrite
+	DryRun         bool
 }
 
 // Written counts the writes that succeeded (or would, in a dry run).
@@ -174,8 +182,11 @@ type Mirror struct {
 	// LegacyWriter is required with Reverse.
 	LegacyWriter LegacyOffsetWriter
 	Filter       Filter
-	Observer     MirrorObserver
-	Limiter      RateLimiter // nil: no limit
+	// Policy decides each write into Kafka as plan and copy decide it (the zero Policy is
+	// DefaultPolicy). ConflictZK is refused: the mirror never moves Kafka backwards.
+	Policy   Policy
+	Observer MirrorObserver
+	Limiter  RateLimiter // nil: no limit
 	// Metadata gives the provenance committed with a write to Kafka (nil: none); mtime is the
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string
@@ -203,6 +214,10 @@ func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
 	if c.Reverse && c.LegacyWriter == nil {
 		return c, fmt.Errorf("mirror: --reverse needs a legacy writer")
 	}
+	if err := c.Policy.CheckMirror(c.Reverse); err != nil {
+		return c, fmt.Errorf("mirror: %w", err)
+	}
+	c.Policy = c.Policy.withDefaults()
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

@@ -390,17 +390,7 @@ func (l *loop) sync(ctx context.Context) {
 			l.remark(batch)
 			continue
 		}
-		for _, g := range batch {
-			lg, ok := legacy[g]
-			if !ok {
-				lg = LegacyGroup{Group: g}
-			}
-			st := l.syncGroup(ctx, lg, states[g])
-			l.retryLater(ctx, st)
-			l.m.Observer.GroupSynced(st)
-			delete(l.health.unsynced, g)
-			l.beat()
-		}
+		l.syncBatch(ctx, batch, legacy, states)
 	}
 }
 

@@ -3,12 +3,10 @@ package migrate
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 )
 
 // decidePhase is the phase of a group from what both stores show now and its previous phase.
@@ -28,34 +26,59 @@ func decidePhase(prev Phase, legacyAlive, kafkaActive, kafkaAhead bool) Phase {
 
 // groupView is one group's offsets in both stores, restricted to the selected topics.
 type groupView struct {
-	zk      map[TopicPartition]LegacyOffset // valid znodes only
+	offsets []LegacyOffset                  // the selected znodes as read: what the mirror's entries classify
+	zk      map[TopicPartition]LegacyOffset // usable znodes only, Offset after --offset-adjust
 	invalid map[TopicPartition]bool         // znodes that exist but cannot be used: never overwritten
 	kafka   map[TopicPartition]int64
 }
 
+// view is the group as the phases see it. Its ZooKeeper offsets are those plan's entries
+// stand for (usableOffset, after --offset-adjust; two znodes of one partition are unusable):
+// compared raw, a +1 adjust would make Kafka "ahead" after every mirrored write.
 func (l *loop) view(lg LegacyGroup, ks GroupState) groupView {
-	v := groupView{zk: map[TopicPartition]LegacyOffset{}, invalid: map[TopicPartition]bool{}, kafka: map[TopicPartition]int64{}}
+	v := groupView{zk: map[TopicPartition]LegacyOffset{}, invalid: map[TopicPartition]bool{}}
 	for _, o := range lg.Offsets {
-		if !l.m.Filter.keepsOffset(o) {
-			continue
+		if l.m.Filter.keepsOffset(o) {
+			v.offsets = append(v.offsets, o)
 		}
+	}
+	v.offsets = sortedOffsets(v.offsets, compareOffsets)
+	for i, o := range v.offsets {
 		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}
-		if o.Invalid != "" || o.Partition < 0 {
+		zk, bad := usableOffset(o, l.m.Policy.OffsetAdjust)
+		if bad != "" || len(duplicateZnodes(v.offsets, i)) > 1 {
 			v.invalid[tp] = true
 			continue
 		}
+		o.Offset = zk
 		v.zk[tp] = o
 	}
-	for tp, off := range ks.Committed {
-		if l.m.Filter.MatchTopic(tp.Topic) {
-			v.kafka[tp] = off
-		}
-	}
+	v.kafka = l.selectedCommits(ks)
 	return v
 }
 
-// syncGroup decides a group's phase and writes what it needs, forward only.
-func (l *loop) syncGroup(ctx context.Context, lg LegacyGroup, ks GroupState) GroupStatus {
+// selectedCommits is the group's Kafka commits of the selected topics.
+func (l *loop) selectedCommits(ks GroupState) map[TopicPartition]int64 {
+	out := map[TopicPartition]int64{}
+	for tp, off := range ks.Committed {
+		if l.m.Filter.MatchTopic(tp.Topic) {
+			out[tp] = off
+		}
+	}
+	return out
+}
+
+// assessed is one group of a batch with its phase decided, before anything is written.
+type assessed struct {
+	st        GroupStatus
+	v         groupView
+	ks        GroupState
+	toKafka   bool // ZooKeeper is mirrored into Kafka this sync
+	keepalive bool // and the keep-alive is due
+}
+
+// assess decides a group's phase from both stores as read.
+func (l *loop) assess(lg LegacyGroup, ks GroupState) assessed {
 	g := lg.Group
 	v := l.view(lg, ks)
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
@@ -63,28 +86,118 @@ func (l *loop) syncGroup(ctx context.Context, lg LegacyGroup, ks GroupState) Gro
 	ahead := st.measure(v)
 	active := ks.Active()
 	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
-	switch {
-	case st.Phase != PhaseKafkaPrimary && !active:
-		l.toKafka(ctx, &st, v)
-	case st.Phase == PhaseKafkaPrimary && l.m.Reverse && !st.LegacyAlive:
-		l.toZK(ctx, &st, v)
+	a := assessed{st: st, v: v, ks: ks, toKafka: st.Phase != PhaseKafkaPrimary && !active}
+	a.keepalive = a.toKafka && st.Phase == PhaseZKPrimary && l.m.Now().Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval
+	return a
+}
+
+// topics names the topics a's decision needs described.
+func (a assessed) topics() []string { return a.v.topics(a.keepalive) }
+
+// topics names the topics a decision into Kafka needs described: those of the znodes that name
+// one (as ReadInputs describes them for plan), and of the Kafka commits with keepalive (it
+// re-commits only offsets inside the log). Sorted, without repeats.
+func (v groupView) topics(keepalive bool) []string {
+	var out []string
+	for _, o := range v.offsets {
+		if o.Invalid == "" {
+			out = append(out, o.Topic)
+		}
 	}
+	if keepalive {
+		for tp := range v.kafka {
+			out = append(out, tp.Topic)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// syncBatch decides the phases of a batch read from both stores, describes the topics of the
+// groups to mirror into Kafka (after ZooKeeper was read: a legacy consumer's offset is never
+// above a log end read later), and syncs each group. Groups whose writes cannot be decided
+// (the description failed) are reported and marked again for the next poll.
+func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]LegacyGroup, states map[string]GroupState) {
+	groups := make([]assessed, 0, len(batch))
+	var names []string
+	for _, g := range batch {
+		lg, ok := legacy[g]
+		if !ok {
+			lg = LegacyGroup{Group: g}
+		}
+		a := l.assess(lg, states[g])
+		if a.toKafka {
+			names = append(names, a.topics()...)
+		}
+		groups = append(groups, a)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	var topics map[string]TopicInfo
+	var describeErr error
+	if len(names) > 0 { // never an empty metadata request: it means "all topics"
+		if topics, describeErr = l.m.Kafka.Topics(ctx, names); describeErr != nil {
+			describeErr = fmt.Errorf("describe %d topics in kafka: %w", len(names), describeErr)
+		}
+	}
+	var failed []string
+	var firstErr error
+	for _, a := range groups {
+		var st GroupStatus
+		var err error
+		if a.toKafka && describeErr != nil {
+			err = describeErr
+		} else {
+			st, err = l.syncGroup(ctx, a, topics)
+		}
+		if err != nil {
+			failed = append(failed, a.st.Group)
+			firstErr = cmp.Or(firstErr, fmt.Errorf("decide the writes of group %q: %w", a.st.Group, err))
+			continue
+		}
+		l.retryLater(ctx, st)
+		l.m.Observer.GroupSynced(st)
+		delete(l.health.unsynced, st.Group)
+		l.beat()
+	}
+	if len(failed) > 0 {
+		l.syncFailed(failed, firstErr)
+		l.remark(failed)
+	}
+}
+
+// syncGroup writes what an assessed group needs, forward only; topics describes a.topics()
+// when a.toKafka. An error means the writes could not be decided (an incomplete description):
+// nothing was written and the group is to be synced again.
+func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]TopicInfo) (GroupStatus, error) {
+	st, ks := a.st, a.ks
+	switch {
+	case a.toKafka:
+		if err := l.toKafka(ctx, &st, a.v, a.keepalive, topics); err != nil {
+			return st, err
+		}
+	case st.Phase == PhaseKafkaPrimary && l.m.Reverse && !st.LegacyAlive:
+		l.toZK(ctx, &st, a.v)
+	}
+	g := st.Group
 	l.phase[g] = st.Phase
 	// Remember Kafka as it is after our own commits, so the next poll sees only others' changes,
 	// and measure the lag again: a lag that stays up after a successful write is a false alarm.
 	ks.Committed = maps.Clone(ks.Committed)
+	after := a.v
+	after.kafka = maps.Clone(a.v.kafka)
 	for _, w := range st.Writes {
 		if w.Direction == ToKafka && w.Err == nil && !w.Refused && l.m.Execute {
 			if ks.Committed == nil {
 				ks.Committed = map[TopicPartition]int64{}
 			}
 			ks.Committed[w.TopicPartition] = w.To
-			v.kafka[w.TopicPartition] = w.To
+			after.kafka[w.TopicPartition] = w.To
 		}
 	}
-	st.measure(v)
+	st.measure(after)
 	l.kafka[g] = ks
-	return st
+	return st, nil
 }
 
 // measure sets the group's lag, lead, missing and partition counts from v and reports whether
@@ -116,117 +229,6 @@ func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
 	return slices.SortedFunc(maps.Keys(m), func(a, b TopicPartition) int {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
-}
-
-// toKafka commits every partition where ZooKeeper leads, and, when the keep-alive is due, every
-// other committed partition at its unchanged offset. The batch's read of Kafka may be stale by
-// the time the limiter lets this group through (a simple consumer commits into an Empty group
-// without joining), so Kafka is read again after the wait and only what still holds is
-// committed: a commit never moves Kafka backwards, except against a consumer committing in the
-// instant between that read and the commit.
-func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
-	now := l.m.Now()
-	keepalive := st.Phase == PhaseZKPrimary && now.Sub(l.keptAlive[st.Group]) >= l.m.KeepaliveInterval
-	var commits []Commit
-	add := func(tp TopicPartition, from *int64, to int64, reason string, mtime time.Time) {
-		w := MirrorWrite{TopicPartition: tp, Direction: ToKafka, Reason: reason, From: from, To: to, Mtime: mtime}
-		st.Writes = append(st.Writes, w)
-		c := Commit{TopicPartition: tp, Offset: to}
-		if l.m.Metadata != nil {
-			c.Metadata = l.m.Metadata(st.Group, mtime)
-		}
-		commits = append(commits, c)
-	}
-	for _, tp := range sortedTPs(v.zk) {
-		o := v.zk[tp]
-		k, ok := v.kafka[tp]
-		switch {
-		case !ok:
-			add(tp, nil, o.Offset, ReasonMirror, o.Mtime)
-		case o.Offset > k:
-			add(tp, &k, o.Offset, ReasonMirror, o.Mtime)
-		}
-	}
-	if keepalive {
-		for _, tp := range sortedTPs(v.kafka) {
-			if _, mirrored := v.zk[tp]; mirrored && v.zk[tp].Offset > v.kafka[tp] {
-				continue
-			}
-			k := v.kafka[tp]
-			add(tp, &k, k, ReasonKeepalive, time.Time{})
-		}
-	}
-	if len(commits) == 0 || !l.m.Execute {
-		if keepalive {
-			l.keptAlive[st.Group] = now
-		}
-		return
-	}
-	if err := l.wait(ctx, len(commits)); err != nil {
-		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
-		return
-	}
-	fresh, err := l.m.Kafka.Groups(ctx, []string{st.Group})
-	if err != nil {
-		failAll(st.Writes, fmt.Errorf("commit group %q: read kafka again before the commit: %w", st.Group, err))
-		return
-	}
-	fk := fresh[st.Group]
-	if fk.Active() {
-		// A consumer joined meanwhile: the broker would refuse the commit anyway.
-		for i := range st.Writes {
-			st.Writes[i].Refused = true
-		}
-		l.refused(st)
-		return
-	}
-	planned := len(commits)
-	if commits, st.Writes = stillValid(fk, commits, st.Writes); len(commits) < planned {
-		// Kafka changed since the batch read: sync the group again at the next poll, from a
-		// fresh read of both stores, to decide its phase anew.
-		l.remark([]string{st.Group})
-		if len(commits) == 0 {
-			return
-		}
-	}
-	res, err := l.m.Committer.Commit(ctx, st.Group, commits)
-	if errors.Is(err, ErrGroupActive) {
-		for i := range st.Writes {
-			st.Writes[i].Refused = true
-		}
-		l.refused(st)
-		return
-	}
-	if err != nil {
-		failAll(st.Writes, err)
-		return
-	}
-	acked := l.m.Now()
-	byTP := make(map[TopicPartition]error, len(res))
-	for _, r := range res {
-		byTP[r.TopicPartition] = r.Err
-	}
-	refused, failed := false, false
-	for i := range st.Writes {
-		w := &st.Writes[i]
-		err, answered := byTP[w.TopicPartition]
-		switch {
-		case !answered:
-			w.Err = fmt.Errorf("commit group %q %s: no answer for the partition", st.Group, w.TopicPartition)
-			failed = true
-		case errors.Is(err, ErrGroupActive):
-			w.Refused, refused = true, true
-		case err != nil:
-			w.Err, failed = err, true
-		default:
-			w.Acked = acked
-		}
-	}
-	if refused {
-		l.refused(st)
-	} else if keepalive && !failed {
-		l.keptAlive[st.Group] = now
-	}
 }
 
 // refused turns a commit refused because the Kafka group is active into a phase change: Kafka

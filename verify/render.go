@@ -81,7 +81,7 @@ func summaryText(r Report) string {
 	for _, g := range r.Groups {
 		switch {
 		case g.Verdict == VerdictFail:
-			fmt.Fprintf(&b, "Group %q FAILS: %d partition(s) disagree.\n", g.Group, len(g.Failures()))
+			fmt.Fprintf(&b, "Group %q FAILS: %s.\n", g.Group, failureText(g.Failures()))
 		case g.Marked:
 			fmt.Fprintf(&b, "Group %q passes and is marked migrated in ZooKeeper.\n", g.Group)
 		}
@@ -90,12 +90,39 @@ func summaryText(r Report) string {
 		}
 	}
 	fmt.Fprintf(&b, "Options: --strict=%t --max-kafka-lead=%s.\n", r.Options.Strict, leadText(r.Options.MaxKafkaLead))
-	if r.Pass {
+	oor := s.ByStatus[StatusKafkaOutOfRange]
+	if oor > 0 {
+		fmt.Fprintf(&b, "Kafka holds %d committed offset(s) outside the partition's log (%s): those consumers would reset.\n",
+			oor, StatusKafkaOutOfRange)
+	}
+	switch {
+	case r.Pass:
 		b.WriteString("The stores agree.\n")
-	} else {
+	case s.Failed > oor:
 		b.WriteString("The stores DISAGREE: see the failed partitions.\n")
+	default:
+		b.WriteString("The stores agree, but Kafka's offsets are outside the log: see the failed partitions.\n")
 	}
 	return b.String()
+}
+
+// failureText counts a group's failed partitions: those where the stores disagree, and those
+// where Kafka's commit is outside the log (the stores may agree there).
+func failureText(fs []Partition) string {
+	oor := 0
+	for _, p := range fs {
+		if p.Status == StatusKafkaOutOfRange {
+			oor++
+		}
+	}
+	var parts []string
+	if n := len(fs) - oor; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d partition(s) disagree", n))
+	}
+	if oor > 0 {
+		parts = append(parts, fmt.Sprintf("%d Kafka offset(s) outside the log", oor))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func leadText(v *int64) string {

@@ -24,13 +24,17 @@ func sample() Report {
 		{Group: `billing<&">`, LiveConsumers: []string{"ids/c1"}, Offsets: []migrate.LegacyOffset{
 			off("t", 0, 10), off("t", 1, 20),
 			{Topic: "t", Partition: 2, Path: "/consumers/g/offsets/t/2", Invalid: "empty offset data"},
+			off("t", 4, 900),
 		}},
 	}
 	kafka := map[string]migrate.GroupState{
 		"orders":      commits("t", 0, 10, "t", 1, 25),
-		`billing<&">`: commits("t", 0, 5, "t", 3, 1),
+		`billing<&">`: commits("t", 0, 5, "t", 3, 1, "t", 4, 900),
 	}
-	r := Compare(legacy, kafka, Options{MaxKafkaLead: lead(100)})
+	in := migrate.PartitionRange{LogEnd: 100}
+	topics := map[string]migrate.TopicInfo{"t": {Exists: true, Partitions: map[int32]migrate.PartitionRange{
+		0: in, 1: in, 2: in, 3: in, 4: {LogStart: 10, LogEnd: 800}}}}
+	r := Compare(legacy, kafka, topics, Options{MaxKafkaLead: lead(100)})
 	r.CheckedAt = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	return r
 }
@@ -97,7 +101,7 @@ func TestJUnitParsesBack(t *testing.T) {
 			t.Errorf("failure message %q does not name the partition", f.Message)
 		}
 	}
-	want := []string{"kafka-behind", "missing-in-kafka", "invalid-znode", "missing-in-zk"}
+	want := []string{"kafka-behind", "missing-in-kafka", "invalid-znode", "missing-in-zk", "kafka-out-of-range"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("failures %v, want %v (one per failed partition, in partition order)", got, want)
 	}
@@ -121,6 +125,7 @@ func TestJSONReport(t *testing.T) {
 				OK     bool   `json:"ok"`
 				ZK     *int64 `json:"zk_offset"`
 				Kafka  *int64 `json:"kafka_offset"`
+				LogEnd *int64 `json:"log_end"`
 			} `json:"partitions"`
 		} `json:"groups"`
 	}
@@ -138,6 +143,9 @@ func TestJSONReport(t *testing.T) {
 	if p := doc.Groups[0].Partitions[3]; p.Status != "missing-in-zk" || p.ZK != nil || *p.Kafka != 1 {
 		t.Errorf("billing t/3: %+v", p)
 	}
+	if p := doc.Groups[0].Partitions[4]; p.Status != "kafka-out-of-range" || p.OK || *p.ZK != 900 || *p.Kafka != 900 || p.LogEnd == nil || *p.LogEnd != 800 {
+		t.Errorf("billing t/4: %+v, want kafka-out-of-range, failed, both at 900, log end 800", p)
+	}
 }
 
 func TestTable(t *testing.T) {
@@ -147,8 +155,9 @@ func TestTable(t *testing.T) {
 	}
 	out := buf.String()
 	for _, w := range []string{"kafka-behind", "missing-in-zk", "FAIL", "kafka-ahead", "ok",
-		"2 group(s), 6 partition(s): 1 match, 1 kafka-ahead, 1 kafka-behind, 1 missing-in-kafka, 1 missing-in-zk, 1 invalid-znode",
-		"Groups: 1 passed, 1 failed.", `Group "billing<&\">" FAILS: 4 partition(s) disagree.`, "live legacy consumer",
+		"2 group(s), 7 partition(s): 1 match, 1 kafka-ahead, 1 kafka-behind, 1 missing-in-kafka, 1 missing-in-zk, 1 invalid-znode, 1 kafka-out-of-range",
+		"Groups: 1 passed, 1 failed.", `Group "billing<&\">" FAILS: 4 partition(s) disagree, 1 Kafka offset(s) outside the log.`, "live legacy consumer",
+		"kafka-out-of-range │ 900 │ 900", "Kafka commit 900 is above the log end 800", "Kafka holds 1 committed offset(s) outside the partition's log",
 		"--max-kafka-lead=100", "The stores DISAGREE"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("table lacks %q:\n%s", w, out)

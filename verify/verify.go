@@ -24,11 +24,17 @@ const (
 	StatusMissingInKafka Status = "missing-in-kafka" // Kafka has no commit: the group would start from auto.offset.reset
 	StatusMissingInZK    Status = "missing-in-zk"    // Kafka has a commit the group's ZooKeeper tree lacks
 	StatusInvalidZnode   Status = "invalid-znode"    // the znode is not a usable offset
+	// StatusKafkaOutOfRange: Kafka's commit lies below the partition's log start or above its
+	// log end. It fails whatever ZooKeeper holds, equal included: a consumer starting from it
+	// gets OFFSET_OUT_OF_RANGE and resets by auto.offset.reset (to the earliest or latest
+	// record, skipping or repeating the log), so two stores that agree on it are not a pass.
+	StatusKafkaOutOfRange Status = "kafka-out-of-range"
 )
 
 // Statuses lists every status in report order.
 func Statuses() []Status {
-	return []Status{StatusMatch, StatusKafkaAhead, StatusKafkaBehind, StatusMissingInKafka, StatusMissingInZK, StatusInvalidZnode}
+	return []Status{StatusMatch, StatusKafkaAhead, StatusKafkaBehind, StatusMissingInKafka, StatusMissingInZK, StatusInvalidZnode,
+		StatusKafkaOutOfRange}
 }
 
 // Verdict is a group's outcome.
@@ -62,11 +68,15 @@ type Partition struct {
 	// OK is whether this partition lets its group pass under the options.
 	OK bool `json:"ok"`
 	// ZK is the ZooKeeper offset (nil: no usable znode); Kafka the committed one (nil: none).
-	ZK     *int64    `json:"zk_offset"`
-	Kafka  *int64    `json:"kafka_offset"`
-	Znode  string    `json:"znode,omitempty"`
-	Mtime  time.Time `json:"zk_mtime,omitzero"`
-	Reason string    `json:"reason"`
+	ZK    *int64    `json:"zk_offset"`
+	Kafka *int64    `json:"kafka_offset"`
+	Znode string    `json:"znode,omitempty"`
+	Mtime time.Time `json:"zk_mtime,omitzero"`
+	// LogStart and LogEnd are the partition's log range when Kafka's commit was checked
+	// against it (Kafka has a commit and the topics given to Compare describe the partition).
+	LogStart *int64 `json:"log_start,omitempty"`
+	LogEnd   *int64 `json:"log_end,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // Group is the comparison of one group and its verdict.
@@ -114,13 +124,15 @@ type Report struct {
 }
 
 // Compare checks every legacy offset of every legacy group against the group's Kafka commits,
-// and every Kafka commit of a selected topic against the group's ZooKeeper tree. A group
+// every Kafka commit of a selected topic against the group's ZooKeeper tree, and every Kafka
+// commit against its partition's log as topics describes it (a commit of a partition topics
+// does not describe, or Kafka does not have, is not checked; nil topics checks none). A group
 // missing from kafka is one Kafka does not know: no commits. Groups and partitions come out
 // sorted; CheckedAt is left for the caller to stamp.
-func Compare(legacy []migrate.LegacyGroup, kafka map[string]migrate.GroupState, opts Options) Report {
+func Compare(legacy []migrate.LegacyGroup, kafka map[string]migrate.GroupState, topics map[string]migrate.TopicInfo, opts Options) Report {
 	r := Report{SchemaVersion: ReportSchemaVersion, Options: opts, Groups: []Group{}}
 	for _, lg := range legacy {
-		r.Groups = append(r.Groups, compareGroup(lg, kafka[lg.Group], opts))
+		r.Groups = append(r.Groups, compareGroup(lg, kafka[lg.Group], topics, opts))
 	}
 	slices.SortFunc(r.Groups, func(a, b Group) int { return cmp.Compare(a.Group, b.Group) })
 	r.Summary = summarize(r.Groups)
@@ -128,7 +140,7 @@ func Compare(legacy []migrate.LegacyGroup, kafka map[string]migrate.GroupState, 
 	return r
 }
 
-func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, opts Options) Group {
+func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[string]migrate.TopicInfo, opts Options) Group {
 	g := Group{Group: lg.Group, KafkaState: ks.State, KafkaMembers: ks.Members, Partitions: []Partition{}}
 	if len(lg.LiveConsumers) > 0 {
 		g.LiveConsumers = slices.Sorted(slices.Values(lg.LiveConsumers))
@@ -163,14 +175,17 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, opts Options) G
 			p.ZK = &zk
 			classify(&p, opts)
 		}
+		checkLog(&p, topics)
 		g.Partitions = append(g.Partitions, p)
 	}
 	for tp, k := range ks.Committed {
 		if seen[tp] || (opts.MatchTopic != nil && !opts.MatchTopic(tp.Topic)) {
 			continue
 		}
-		g.Partitions = append(g.Partitions, Partition{Topic: tp.Topic, Partition: tp.Partition, Status: StatusMissingInZK, Kafka: &k,
-			Reason: fmt.Sprintf("Kafka has commit %d, the group's ZooKeeper tree has no offset for this partition", k)})
+		p := Partition{Topic: tp.Topic, Partition: tp.Partition, Status: StatusMissingInZK, Kafka: &k,
+			Reason: fmt.Sprintf("Kafka has commit %d, the group's ZooKeeper tree has no offset for this partition", k)}
+		checkLog(&p, topics)
+		g.Partitions = append(g.Partitions, p)
 	}
 	slices.SortFunc(g.Partitions, func(a, b Partition) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Znode, b.Znode))
@@ -209,6 +224,35 @@ func classify(p *Partition, opts Options) {
 			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d (consumers moved on in Kafka)", k, lead, zk)
 		}
 	}
+}
+
+// checkLog turns a partition whose Kafka commit lies outside its log into kafka-out-of-range,
+// whatever it was (the comparison of the two stores stays in the reason).
+func checkLog(p *Partition, topics map[string]migrate.TopicInfo) {
+	if p.Kafka == nil || p.Partition < 0 {
+		return
+	}
+	ti, ok := topics[p.Topic]
+	if !ok || !ti.Exists {
+		return
+	}
+	r, ok := ti.Partitions[p.Partition]
+	if !ok {
+		return
+	}
+	p.LogStart, p.LogEnd = &r.LogStart, &r.LogEnd
+	k := *p.Kafka
+	var where string
+	switch {
+	case k < r.LogStart:
+		where = fmt.Sprintf("below the log start %d", r.LogStart)
+	case k > r.LogEnd:
+		where = fmt.Sprintf("above the log end %d", r.LogEnd)
+	default:
+		return
+	}
+	p.Reason = fmt.Sprintf("Kafka commit %d is %s: a consumer starting there resets (auto.offset.reset); %s", k, where, p.Reason)
+	p.Status, p.OK = StatusKafkaOutOfRange, false
 }
 
 func paths(os []migrate.LegacyOffset) string {

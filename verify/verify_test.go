@@ -23,12 +23,19 @@ func commits(kv ...any) migrate.GroupState {
 
 func lead(n int64) *int64 { return &n }
 
+// logs describes topic t with two partitions, both with the log range [start, end].
+func logs(start, end int64) map[string]migrate.TopicInfo {
+	r := migrate.PartitionRange{LogStart: start, LogEnd: end}
+	return map[string]migrate.TopicInfo{"t": {Exists: true, Partitions: map[int32]migrate.PartitionRange{0: r, 1: r}}}
+}
+
 func TestComparePartitions(t *testing.T) {
 	cases := []struct {
 		name    string
 		zk      []migrate.LegacyOffset
 		kafka   migrate.GroupState
 		opts    Options
+		topics  map[string]migrate.TopicInfo
 		want    []Status
 		wantOK  []bool
 		verdict Verdict
@@ -62,10 +69,22 @@ func TestComparePartitions(t *testing.T) {
 			zk:    []migrate.LegacyOffset{off("t", 0, 10), {Topic: "t", Partition: 0, Offset: 10, Path: "/consumers/g/offsets/t/00"}},
 			kafka: commits("t", 0, 10), want: []Status{StatusInvalidZnode, StatusInvalidZnode}, wantOK: []bool{false, false}, verdict: VerdictFail},
 		{name: "empty group passes", want: []Status{}, wantOK: []bool{}, verdict: VerdictPass},
+		{name: "kafka above the log end fails though both stores agree", zk: []migrate.LegacyOffset{off("t", 0, 500)}, kafka: commits("t", 0, 500),
+			topics: logs(0, 100), want: []Status{StatusKafkaOutOfRange}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "kafka below the log start fails though both stores agree", zk: []migrate.LegacyOffset{off("t", 0, 10)}, kafka: commits("t", 0, 10),
+			topics: logs(50, 100), want: []Status{StatusKafkaOutOfRange}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "kafka at either end of the log passes", zk: []migrate.LegacyOffset{off("t", 0, 50), off("t", 1, 100)}, kafka: commits("t", 0, 50, "t", 1, 100),
+			topics: logs(50, 100), want: []Status{StatusMatch, StatusMatch}, wantOK: []bool{true, true}, verdict: VerdictPass},
+		{name: "a commit only kafka has, above the log end", zk: []migrate.LegacyOffset{off("t", 0, 10)}, kafka: commits("t", 0, 10, "t", 1, 101),
+			topics: logs(0, 100), want: []Status{StatusMatch, StatusKafkaOutOfRange}, wantOK: []bool{true, false}, verdict: VerdictFail},
+		{name: "out of range wins over kafka-ahead", zk: []migrate.LegacyOffset{off("t", 0, 10)}, kafka: commits("t", 0, 200),
+			topics: logs(0, 100), want: []Status{StatusKafkaOutOfRange}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "a topic not described or missing is not checked", zk: []migrate.LegacyOffset{off("t", 0, 500), off("u", 0, 500)}, kafka: commits("t", 0, 500, "u", 0, 500),
+			topics: map[string]migrate.TopicInfo{"u": {}}, want: []Status{StatusMatch, StatusMatch}, wantOK: []bool{true, true}, verdict: VerdictPass},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare([]migrate.LegacyGroup{{Group: "g", Offsets: tc.zk}}, map[string]migrate.GroupState{"g": tc.kafka}, tc.opts)
+			r := Compare([]migrate.LegacyGroup{{Group: "g", Offsets: tc.zk}}, map[string]migrate.GroupState{"g": tc.kafka}, tc.topics, tc.opts)
 			if len(r.Groups) != 1 {
 				t.Fatalf("%d groups", len(r.Groups))
 			}
@@ -92,7 +111,7 @@ func TestCompareGroupsAndSummary(t *testing.T) {
 		{Group: "unknown-to-kafka", Offsets: []migrate.LegacyOffset{off("t", 0, 1)}},
 	}
 	kafka := map[string]migrate.GroupState{"a": commits("t", 0, 1), "b": commits("t", 0, 7, "t", 1, 4)}
-	r := Compare(legacy, kafka, Options{})
+	r := Compare(legacy, kafka, nil, Options{})
 	names := []string{}
 	for _, g := range r.Groups {
 		names = append(names, g.Group)
@@ -112,7 +131,7 @@ func TestCompareGroupsAndSummary(t *testing.T) {
 	if f := b.Failures(); len(f) != 1 || f[0].Status != StatusKafkaBehind {
 		t.Errorf("failures of b: %+v", f)
 	}
-	if r := Compare(nil, nil, Options{}); !r.Pass || len(r.Groups) != 0 || r.SchemaVersion != ReportSchemaVersion {
+	if r := Compare(nil, nil, nil, Options{}); !r.Pass || len(r.Groups) != 0 || r.SchemaVersion != ReportSchemaVersion {
 		t.Errorf("no groups: %+v", r)
 	}
 }
@@ -120,7 +139,7 @@ func TestCompareGroupsAndSummary(t *testing.T) {
 // Compare must not share the caller's slices: a report is a value.
 func TestCompareDoesNotAliasInputs(t *testing.T) {
 	live := []string{"ids/b", "ids/a"}
-	Compare([]migrate.LegacyGroup{{Group: "g", LiveConsumers: live}}, nil, Options{})
+	Compare([]migrate.LegacyGroup{{Group: "g", LiveConsumers: live}}, nil, nil, Options{})
 	if live[0] != "ids/b" {
 		t.Errorf("Compare sorted the caller's slice: %v", live)
 	}
