@@ -41,6 +41,8 @@ type loop struct {
 
 	watchStop func()       // stops the running Watch and waits for it
 	watchErr  <-chan error // the running Watch's end
+
+	lease leaseState // mirror_lease.go
 }
 
 func newLoop(m *Mirror, groups []string) *loop {
@@ -135,6 +137,8 @@ func (l *loop) run(ctx context.Context) error {
 		case <-l.m.Resync:
 			l.lastResync = time.Time{} // due now
 			l.housekeeping(ctx)
+		case <-l.lease.gained:
+			l.leaseGained()
 		}
 		l.sync(ctx)
 	}

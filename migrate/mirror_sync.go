@@ -152,6 +152,9 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 		}
 		return
 	}
+	if !l.mayWrite(ctx, st) {
+		return
+	}
 	if err := l.wait(ctx, len(commits)); err != nil {
 		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
 		return
@@ -179,7 +182,12 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView) {
 			return
 		}
 	}
-	res, err := l.m.Committer.Commit(ctx, st.Group, commits)
+	wctx, release, held := l.holdLease(ctx, st)
+	if !held {
+		return
+	}
+	res, err := l.m.Committer.Commit(wctx, st.Group, commits)
+	release()
 	if errors.Is(err, ErrGroupActive) {
 		for i := range st.Writes {
 			st.Writes[i].Refused = true
@@ -246,7 +254,7 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 		st.Writes = append(st.Writes, MirrorWrite{TopicPartition: tp, Direction: ToZK, Reason: ReasonMirror, From: from, To: k})
 		offsets[tp] = k
 	}
-	if len(offsets) == 0 || !l.m.Execute {
+	if len(offsets) == 0 || !l.m.Execute || !l.mayWrite(ctx, st) {
 		return
 	}
 	if err := l.wait(ctx, len(offsets)); err != nil {
@@ -274,7 +282,12 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 			offsets[w.TopicPartition] = w.To
 		}
 	}
-	left, err := l.m.LegacyWriter.AdvanceOffsets(ctx, st.Group, offsets)
+	wctx, release, held := l.holdLease(ctx, st)
+	if !held {
+		return
+	}
+	left, err := l.m.LegacyWriter.AdvanceOffsets(wctx, st.Group, offsets)
+	release()
 	if err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: %w", st.Group, err))
 		return
