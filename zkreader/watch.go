@@ -36,6 +36,8 @@ type Watcher struct {
 	set     atomic.Int64    // watches set on the server (ChildrenW, ExistsW, GetW), for tests
 
 	resets atomic.Int64
+
+	lease atomic.Pointer[Lease] // gets the session's events (lease.go); nil: none
 }
 
 // Resets is how many times every watch had to be set again after they were lost (session expiry).
@@ -64,7 +66,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 		dial = s.dial
 	}
 	c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
-		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev) }),
+		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev); w.leaseEvent(ev) }),
 		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)
