@@ -26,6 +26,7 @@ type dualCommitOptions struct {
 	statusInterval    time.Duration
 	maxPerSecond      float64
 	metricsAddr       string
+	waitForLease      bool
 
 	filter migrate.Filter
 }
@@ -55,6 +56,12 @@ offsets are re-committed every --keepalive-interval (default: half the broker's 
 once at start). A full re-read runs every --resync-interval as a safety net behind the watches;
 the Kafka groups are polled every --poll-interval for phase changes and for --reverse.
 
+One writer at a time: with --execute, an instance takes a lease (an ephemeral znode under
+<chroot>/zk2kafka/dual-commit on its watcher's ZooKeeper session) and writes only while it holds
+it. A second instance on overlapping groups (any --group-regex overlaps everything; explicit
+--group lists with no common name do not) stands by until the holder ends, or exits 1 at once
+with --wait-for-lease=false. The holder stops writing before its session could expire.
+
 SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
 written: the log shows what would be mirrored.`,
 		Example: `  # see what it would mirror, write nothing
@@ -83,6 +90,7 @@ written: the log shows what would be mirrored.`,
 	f.DurationVar(&o.statusInterval, "status-interval", 10*time.Second, "one status line this often, on a terminal only")
 	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. :9464")
+	f.BoolVar(&o.waitForLease, "wait-for-lease", true, "with --execute, when another instance holds the lease on overlapping groups, stand by until it ends (false: exit 1 at once, naming it)")
 	return c
 }
 
@@ -144,6 +152,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 			return err
 		}
 	}
+	var lease dualLease // single writer: nil without --execute or without a ZooKeeper watcher
 	if wo, ok := d.stores.(watcherOpener); ok {
 		w, closeWatcher, err := wo.OpenWatcher(ctx, g, d)
 		if err != nil {
@@ -151,6 +160,15 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		}
 		defer closeWatcher()
 		m.Watcher = w
+		if o.execute {
+			if lease, err = openDualLease(ctx, d, o, w); err != nil {
+				return err
+			}
+			if lease != nil {
+				defer lease.Close() // before the watcher's session ends: deferred after it
+				m.Lease = lease
+			}
+		}
 	}
 	// SIGHUP: an immediate full resync (groups selected again, both stores re-read). The flags
 	// are not reloaded.
@@ -165,6 +183,8 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	}
 	obs := newDualObserver(d, o.execute)
 	m.Observer = obs
+	// TODO(merge): obs.lease = lease.State
+	// (when lease != nil: a dry run, or a store without a watcher, has no lease)
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(ctx, d, o.metricsAddr, obs)
 		if err != nil {
