@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +27,7 @@ type dualCommitOptions struct {
 	statusInterval    time.Duration
 	maxPerSecond      float64
 	metricsAddr       string
+	waitForLease      bool
 
 	filter migrate.Filter
 	policy migrate.Policy
@@ -68,6 +68,12 @@ as from an expired one; verify reports it as kafka-out-of-range). A full re-read
 --resync-interval as a safety net behind the watches; the Kafka groups are polled every
 --poll-interval for phase changes and for --reverse.
 
+One writer at a time: with --execute, an instance takes a lease (an ephemeral znode under
+<chroot>/zk2kafka/dual-commit on its watcher's ZooKeeper session) and writes only while it holds
+it. A second instance on overlapping groups (any --group-regex overlaps everything; explicit
+--group lists with no common name do not) stands by until the holder ends, or exits 1 at once
+with --wait-for-lease=false. The holder stops writing before its session could expire.
+
 SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
 written: the log shows what would be mirrored.`,
 		Example: `  # see what it would mirror, write nothing
@@ -97,6 +103,7 @@ written: the log shows what would be mirrored.`,
 	f.DurationVar(&o.statusInterval, "status-interval", 10*time.Second, "one status line this often, on a terminal only")
 	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. :9464")
+	f.BoolVar(&o.waitForLease, "wait-for-lease", true, "with --execute, when another instance holds the lease on overlapping groups, stand by until it ends (false: exit 1 at once, naming it)")
 	return c
 }
 
@@ -165,6 +172,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		}
 	}
 	var expiries func() int64
+	var lease dualLease // single writer: nil without --execute or without a ZooKeeper watcher
 	if wo, ok := d.stores.(watcherOpener); ok {
 		w, closeWatcher, err := wo.OpenWatcher(ctx, g, d)
 		if err != nil {
@@ -174,6 +182,15 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		m.Watcher = w
 		if e, ok := w.(interface{ Expiries() int64 }); ok {
 			expiries = e.Expiries
+		}
+		if o.execute {
+			if lease, err = openDualLease(ctx, d, o, w); err != nil {
+				return err
+			}
+			if lease != nil {
+				defer lease.Close() // before the watcher's session ends: deferred after it
+				m.Lease = lease
+			}
 		}
 	}
 	// SIGHUP: an immediate full resync (groups selected again, both stores re-read). The flags
@@ -189,6 +206,9 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	}
 	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection.filterOptions), livenessWindow(o.pollInterval), expiries)
 	m.Observer = obs
+	if lease != nil { // a dry run, or a store without a watcher, has none
+		obs.lease = lease.State
+	}
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(ctx, d, o.metricsAddr, obs)
 		if err != nil {
@@ -221,23 +241,11 @@ func livenessWindow(poll time.Duration) time.Duration { return max(2*time.Minute
 // describeSelection names the selection and where it is looked for, for the warning while it
 // matches nothing.
 func describeSelection(g *globalOptions, s filterOptions) string {
-	what := "every group"
-	switch {
-	case len(s.groups) > 0 && s.groupRegex != "":
-		what = fmt.Sprintf("--group %s or --group-regex %q", strings.Join(s.groups, ","), s.groupRegex)
-	case len(s.groups) > 0:
-		what = "--group " + strings.Join(s.groups, ",")
-	case s.groupRegex != "":
-		what = fmt.Sprintf("--group-regex %q", s.groupRegex)
-	}
-	if s.excludeRegex != "" {
-		what += fmt.Sprintf(" but not --exclude-group-regex %q", s.excludeRegex)
-	}
 	root := "/"
 	if _, chroot, err := zkreader.ParseServers(g.zkServers); err == nil && chroot != "" {
 		root = chroot + "/"
 	}
-	return fmt.Sprintf("%s under %sconsumers", what, root)
+	return fmt.Sprintf("%s under %sconsumers", s.describe(), root)
 }
 
 // forwardHUP turns each SIGHUP into a resync request until ctx ends.

@@ -187,6 +187,8 @@ type Mirror struct {
 	Policy   Policy
 	Observer MirrorObserver
 	Limiter  RateLimiter // nil: no limit
+	// Lease, when set, is held for every write (mirror_lease.go); nil: no lease, every write goes.
+	Lease WriteLease
 	// Metadata gives the provenance committed with a write to Kafka (nil: none); mtime is the
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string

@@ -125,6 +125,9 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 		}
 		return nil
 	}
+	if !l.mayWrite(ctx, st) {
+		return nil
+	}
 	if err := l.wait(ctx, len(commits)); err != nil {
 		failAll(st.Writes, fmt.Errorf("commit group %q: rate limit: %w", st.Group, err))
 		return nil
@@ -213,7 +216,12 @@ func stillDecided(again kafkaDecision, commits []Commit, ws []MirrorWrite, st *G
 
 // commit sends the commits and records each partition's outcome in st.Writes.
 func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []Commit, keepalive bool, now time.Time) {
-	res, err := l.m.Committer.Commit(ctx, st.Group, commits)
+	wctx, release, held := l.holdLease(ctx, st)
+	if !held {
+		return
+	}
+	res, err := l.m.Committer.Commit(wctx, st.Group, commits)
+	release()
 	if errors.Is(err, ErrGroupActive) {
 		for i := range st.Writes {
 			st.Writes[i].Refused = true

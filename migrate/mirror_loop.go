@@ -46,6 +46,8 @@ type loop struct {
 	selections chan []string // the latest selection, for the running Watch
 	watchStop  func()        // stops the running Watch and waits for it
 	watchErr   <-chan error  // the running Watch's end
+
+	lease leaseState // mirror_lease.go
 }
 
 // health is the loop's own account of its readiness, reported as LoopState.
@@ -188,6 +190,8 @@ func (l *loop) run(ctx context.Context) error {
 		case <-l.m.Resync:
 			l.lastResync = time.Time{} // due now
 			l.housekeeping(ctx)
+		case <-l.lease.gained:
+			l.leaseGained()
 		}
 		if l.takeRelist() {
 			l.reselect(ctx, false)

@@ -261,7 +261,7 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 		st.Writes = append(st.Writes, MirrorWrite{TopicPartition: tp, Direction: ToZK, Reason: ReasonMirror, From: from, To: k})
 		offsets[tp] = k
 	}
-	if len(offsets) == 0 || !l.m.Execute {
+	if len(offsets) == 0 || !l.m.Execute || !l.mayWrite(ctx, st) {
 		return
 	}
 	if err := l.wait(ctx, len(offsets)); err != nil {
@@ -289,7 +289,12 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 			offsets[w.TopicPartition] = w.To
 		}
 	}
-	left, err := l.m.LegacyWriter.AdvanceOffsets(ctx, st.Group, offsets)
+	wctx, release, held := l.holdLease(ctx, st)
+	if !held {
+		return
+	}
+	left, err := l.m.LegacyWriter.AdvanceOffsets(wctx, st.Group, offsets)
+	release()
 	if err != nil {
 		failAll(st.Writes, fmt.Errorf("write zookeeper offsets of group %q: %w", st.Group, err))
 		return

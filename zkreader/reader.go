@@ -178,6 +178,9 @@ type session struct {
 	// maxWait bounds how long one read may wait (the session timeout): see boundedConn.
 	maxWait time.Duration
 	conn    net.Conn // the latest connection dialled (under mu)
+	// granted is the session timeout the server granted at the latest handshake (ms, 0 until
+	// one), read off the wire: go-zookeeper keeps it private. The lease needs it (lease.go).
+	granted atomic.Int32
 }
 
 func (s *session) event(ev zk.Event) {
@@ -204,9 +207,9 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 	}
 	s.closeConn(c)
 	if s.maxWait > 0 {
-		return boundedConn{Conn: c, max: s.maxWait}, nil
+		c = boundedConn{Conn: c, max: s.maxWait}
 	}
-	return c, nil
+	return &handshakeConn{Conn: c, s: s}, nil
 }
 
 // closeConn closes the session's previous connection and keeps next (nil on Close). go-zookeeper

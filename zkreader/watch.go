@@ -37,6 +37,8 @@ type Watcher struct {
 
 	resets   atomic.Int64
 	expiries atomic.Int64
+
+	lease atomic.Pointer[Lease] // gets the session's events (lease.go); nil: none
 }
 
 // Expiries is how many times the watcher's session expired (every watch lost).
@@ -68,7 +70,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 		dial = s.dial
 	}
 	c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
-		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev) }),
+		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev); w.leaseEvent(ev) }),
 		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader"
+)
+
+// dualLease is dual-commit's single-writer lease (zkreader.Lease).
+type dualLease interface {
+	migrate.WriteLease
+	// State says whether this instance writes now, and who holds the lease.
+	State() (held bool, holder string)
+	Close()
+}
+
+// leaseOpener is implemented by store openers whose watcher can hold the lease (the real one).
+type leaseOpener interface {
+	OpenLease(ctx context.Context, w migrate.LegacyWatcher, owner zkreader.LeaseOwner) (dualLease, error)
+}
+
+func (realStores) OpenLease(ctx context.Context, w migrate.LegacyWatcher, owner zkreader.LeaseOwner) (dualLease, error) {
+	zw, ok := w.(*zkreader.Watcher)
+	if !ok {
+		return nil, fmt.Errorf("dual-commit lease: the watcher %T has no ZooKeeper session", w)
+	}
+	return zkreader.OpenLease(ctx, zw, owner)
+}
+
+// openDualLease takes this instance's place in line for the lease, on the watcher's session.
+// With --wait-for-lease=false, another instance ahead on overlapping groups is an error naming
+// it; otherwise this instance stands by (the lease logs it) and writes once it holds the lease.
+func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate.LegacyWatcher) (dualLease, error) {
+	lo, ok := d.stores.(leaseOpener)
+	if !ok {
+		return nil, nil
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	owner := zkreader.LeaseOwner{Host: host, PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second),
+		Selection: o.selection.describe()}
+	if o.selection.groupRegex == "" && len(o.filter.Groups) > 0 {
+		owner.Groups = o.filter.Groups // an explicit list: disjoint lists may run side by side
+	}
+	lease, err := lo.OpenLease(ctx, w, owner)
+	if err != nil {
+		return nil, err
+	}
+	if held, holder := lease.State(); !held && !o.waitForLease {
+		lease.Close()
+		return nil, fmt.Errorf("dual-commit: %w: another instance on overlapping groups holds it: %s (--wait-for-lease=false)",
+			migrate.ErrLeaseNotHeld, holder)
+	}
+	return lease, nil
+}
+
+// describe is the selection as flags, for the lease znode.
+func (s *filterOptions) describe() string {
+	var parts []string
+	for _, g := range s.groups {
+		parts = append(parts, "--group "+g)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"--group-regex", s.groupRegex}, {"--topic-regex", s.topicRegex}, {"--exclude-group-regex", s.excludeRegex},
+	} {
+		if f.v != "" {
+			parts = append(parts, fmt.Sprintf("%s %q", f.name, f.v))
+		}
+	}
+	if len(parts) == 0 {
+		return "every group"
+	}
+	return strings.Join(parts, " ")
+}

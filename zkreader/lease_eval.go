@@ -1,0 +1,175 @@
+package zkreader
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// The lease's evaluation: its znode created on the current session, the folder listed and
+// watched, the line read in sequence order.
+
+// run evaluates the lease at start, on every change of the folder or the session, and after a
+// failure (retried).
+func (l *Lease) run(ctx context.Context) {
+	defer close(l.done)
+	first := true
+	for {
+		err := l.evaluate()
+		if first {
+			l.first <- err
+			first = false
+			if err != nil {
+				return
+			}
+		}
+		var retry <-chan time.Time
+		if err != nil && ctx.Err() == nil {
+			l.log.Warn("dual-commit lease not evaluated, retrying", "err", err)
+			retry = time.After(retryArm)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.kick:
+		case <-retry:
+		}
+	}
+}
+
+// leaseNode is one znode of the lease folder.
+type leaseNode struct {
+	name    string
+	seq     int64
+	session int64 // its ephemeral owner
+	owner   LeaseOwner
+	valid   bool // its data parsed
+}
+
+func (n leaseNode) String() string {
+	if !n.valid {
+		return fmt.Sprintf("znode %s (unreadable data, session 0x%x)", n.name, n.session)
+	}
+	return n.owner.String() + " (znode " + n.name + ")"
+}
+
+// evaluate creates our znode on the current session if needed, lists the folder (setting its
+// watch again if it fired) and decides whether we hold the lease.
+func (l *Lease) evaluate() error {
+	l.mu.Lock()
+	sid, node, watching := l.sessionID, l.node, l.watching
+	l.mu.Unlock()
+	if sid == 0 || l.c.State() != zk.StateHasSession {
+		return nil // the next session event evaluates again
+	}
+	if node == "" {
+		if err := ensurePath(l.c, l.dir); err != nil {
+			return err
+		}
+		p, err := l.c.Create(l.dir+"/lease-", l.data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			return wrapPath(l.dir+"/lease-", err)
+		}
+		l.log.Debug("dual-commit lease znode created", "znode", p)
+	}
+	var names []string
+	var err error
+	if watching {
+		names, _, err = l.c.Children(l.dir)
+	} else {
+		names, _, _, err = l.c.ChildrenW(l.dir)
+	}
+	if err != nil {
+		return wrapPath(l.dir, err)
+	}
+	if !watching {
+		l.mu.Lock()
+		l.watching = l.sessionID == sid
+		l.mu.Unlock()
+	}
+	nodes, err := l.read(names)
+	if err != nil {
+		return err
+	}
+	var mine []leaseNode
+	for _, n := range nodes {
+		if n.session == sid {
+			mine = append(mine, n)
+		}
+	}
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sessionID != sid {
+		return nil // the session changed meanwhile: the event evaluates again
+	}
+	if len(mine) == 0 {
+		// Deleted by someone, or a create lost with its answer: create one again.
+		l.node, l.recipe = "", false
+		l.updateLocked(now)
+		l.poke()
+		return nil
+	}
+	own := mine[0]
+	for _, n := range mine[1:] {
+		// A create retried after a lost answer left two: the later ones only wait behind ours.
+		go func() {
+			if err := l.c.Delete(l.dir+"/"+n.name, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+				l.log.Debug("extra dual-commit lease znode not deleted: it goes with the session", "znode", n.name, "err", err)
+			}
+		}()
+	}
+	l.node, l.recipe, l.blocker = own.name, true, ""
+	for _, n := range nodes {
+		if n.seq >= own.seq {
+			break
+		}
+		if n.session != sid && (!n.valid || n.owner.overlaps(l.owner)) {
+			l.recipe, l.blocker = false, n.String()
+			break
+		}
+	}
+	l.updateLocked(now)
+	if !l.writable && l.blocker != "" && l.blocker != l.logged {
+		l.logged = l.blocker
+		l.log.Warn("dual-commit lease held by another instance on overlapping groups: standing by, nothing is written",
+			"holder", l.blocker, "znode", l.node)
+	}
+	return nil
+}
+
+// read returns the folder's lease znodes by sequence, with their data and ephemeral owners.
+func (l *Lease) read(names []string) ([]leaseNode, error) {
+	var nodes []leaseNode
+	for _, name := range names {
+		i := strings.LastIndex(name, "lease-")
+		if i < 0 {
+			continue // not a lease znode
+		}
+		seq, err := strconv.ParseInt(name[i+len("lease-"):], 10, 64)
+		if err != nil {
+			continue
+		}
+		data, st, err := l.c.Get(path.Join(l.dir, name))
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // gone meanwhile: its deletion fires the watch again
+		}
+		if err != nil {
+			return nil, wrapPath(path.Join(l.dir, name), err)
+		}
+		n := leaseNode{name: name, seq: seq, session: st.EphemeralOwner}
+		n.valid = json.Unmarshal(data, &n.owner) == nil && n.owner.Host != ""
+		nodes = append(nodes, n)
+	}
+	slices.SortFunc(nodes, func(a, b leaseNode) int { return cmp.Compare(a.seq, b.seq) })
+	return nodes, nil
+}
