@@ -48,12 +48,12 @@ func dualCommitLine(t *testing.T, args []string) *cobra.Command {
 	if err := os.WriteFile(dummy, []byte("not-the-password\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	real := g.kafkaSec.passwordFile
+	passwordFile := g.kafkaSec.passwordFile
 	g.kafkaSec.passwordFile = dummy
 	if err := g.setup(d); err != nil {
 		t.Fatalf("settings of %q: %v", args, err)
 	}
-	g.kafkaSec.passwordFile = real
+	g.kafkaSec.passwordFile = passwordFile // the flag reads it again
 	return c
 }
 
