@@ -106,9 +106,15 @@ func (r *dualRun) metricsText() string {
 // healthz returns the status code and body of /healthz.
 func (r *dualRun) healthz(t *testing.T) (int, string) {
 	t.Helper()
-	resp, err := http.Get(r.metrics + "/healthz")
+	return r.get(t, "/healthz")
+}
+
+// get returns the status code and body of a path of the metrics server.
+func (r *dualRun) get(t *testing.T, p string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(r.metrics + p)
 	if err != nil {
-		t.Fatalf("GET /healthz: %v", err)
+		t.Fatalf("GET %s: %v", p, err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // read-only
 	b, err := io.ReadAll(resp.Body)
