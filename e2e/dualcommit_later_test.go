@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"os/exec"
 	"path"
 	"strings"
 	"testing"
@@ -80,5 +82,36 @@ func TestDualCommitNewGroupLatency(t *testing.T) {
 		}
 		t.Logf("mirror latency of %s (%s): first %s, all %v", g, map[bool]string{true: "known at start", false: "created later"}[g == known],
 			lat[0].Round(time.Millisecond), lat)
+	}
+}
+
+// TestDualCommitLagAfterWrite: the lag gauge is measured after the sync's own write, so a
+// healthy mirror shows 0 once Kafka has the offset (it used to keep the lag read before the
+// write until the next change of the group); a scrape of the real process passes promtool.
+func TestDualCommitLagAfterWrite(t *testing.T) {
+	e := newEnv(t)
+	topic := e.topic(100, 100)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 10, 1: 20})
+	run := e.dualCommit("--group", g, "--execute", "--poll-interval", "200ms")
+	want := map[string]int64{tp(topic, 0).String(): 10, tp(topic, 1).String(): 20}
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), want, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(g), want) })
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_lag_offsets{group=%q} 0`, g))
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_missing_partitions{group=%q} 0`, g))
+	e.zkOffsets(g, topic, map[int32]int64{0: 15})
+	want[tp(topic, 0).String()] = 15
+	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), want, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(g), want) })
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_lag_offsets{group=%q} 0`, g))
+	run.waitMetric(t, "zk2kafka_dual_commit_mirror_latency_seconds_count 1")
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (apt-get install prometheus; .ci/run installs it)")
+	}
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = strings.NewReader(run.metricsText())
+	if out, err := check.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("promtool check metrics on a scrape of dual-commit: %v\n%s", err, out)
 	}
 }

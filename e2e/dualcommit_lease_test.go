@@ -3,7 +3,9 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -71,7 +73,8 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 	g := e.group()
 	e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
 	args := []string{"--group", g, "--execute", "--poll-interval", "200ms"}
-	procs := []*dualProc{e.startDual(args...), e.startDual(args...)}
+	addrs := []string{freeAddr(t), freeAddr(t)}
+	procs := []*dualProc{e.startDual(append(args, "--metrics-addr", addrs[0])...), e.startDual(append(args, "--metrics-addr", addrs[1])...)}
 	logs := func() string {
 		return fmt.Sprintf("--- first:\n%s\n--- second:\n%s", procs[0].stderr, procs[1].stderr)
 	}
@@ -80,8 +83,16 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 			(procs[1].logged(leaseAcquired) && procs[0].logged(leaseStandby))
 	})
 	holder, standby := procs[0], procs[1]
+	holderAddr, standbyAddr := addrs[0], addrs[1]
 	if procs[1].logged(leaseAcquired) {
 		holder, standby = procs[1], procs[0]
+		holderAddr, standbyAddr = addrs[1], addrs[0]
+	}
+	// Readiness: the holder becomes ready; the standby is alive but never ready.
+	waitReady(t, holderAddr, http.StatusOK, "ok")
+	waitReady(t, standbyAddr, http.StatusServiceUnavailable, "standby")
+	if code, body := httpGet(t, "http://"+standbyAddr+"/healthz"); code != http.StatusOK {
+		t.Errorf("the standby's /healthz: %d %q, want 200: it is alive", code, body)
 	}
 	if holder.logged(leaseStandby) || standby.logged(leaseAcquired) {
 		t.Fatalf("both instances hold the lease, or neither:\n%s", logs())
@@ -160,6 +171,7 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 	// expiries once per tickTime, rounding each expiry up to the next tick (ExpiryQueue
 	// roundToNextInterval): the stack's tickTime is 2 s (scripts/stack), so a takeover may come
 	// up to one tick later, and was measured up to 5.9 s. The bound checked here adds that tick.
+	waitReady(t, standbyAddr, http.StatusOK, "ok") // the new holder
 	const tickTime = 2 * time.Second
 	if bound := leaseSessionTimeout + tickTime + time.Second; acquired > bound {
 		t.Errorf("the standby acquired the lease %s after the kill, more than the session timeout + tickTime + 1 s (%s)", acquired, bound)
@@ -204,4 +216,31 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 	case <-time.After(dualWait):
 		t.Fatalf("the new holder did not exit within %s of SIGTERM", dualWait)
 	}
+}
+
+// waitReady waits until /readyz at addr answers code with a body containing want.
+func waitReady(t *testing.T, addr string, code int, want string) {
+	t.Helper()
+	var got int
+	var body string
+	waitFor(t, func() string { return fmt.Sprintf("/readyz of %s: %d %q, want %d %q", addr, got, body, code, want) },
+		func() bool {
+			got, body = httpGet(t, "http://"+addr+"/readyz")
+			return got == code && strings.Contains(body, want)
+		})
+}
+
+// httpGet returns the status and body of url, or 0 while nothing listens there yet.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close() //nolint:errcheck // read-only
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err.Error()
+	}
+	return resp.StatusCode, string(b)
 }
