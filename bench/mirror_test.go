@@ -20,7 +20,9 @@ import (
 // offset znode one higher, as a legacy consumer commits, and waits until Kafka's OffsetFetch
 // returns the new value. Reported: the median and p99 of that latency, the process CPU per
 // mirrored change (the OffsetFetch polling of the benchmark included, so an upper bound), the
-// CPU of an idle minute's worth of watching, and the time to arm every watch at start.
+// CPU of an idle minute's worth of watching (the watch on the list of groups included), the
+// time to arm every watch at start, and the latency of a group created after the start (from
+// its first offset znode to Kafka).
 //
 //	ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env go test -run '^$' -bench Mirror -benchtime 200x ./bench/
 func BenchmarkMirror(b *testing.B) {
@@ -121,6 +123,7 @@ func benchMirror(b *testing.B, n int) {
 	}
 	b.StopTimer()
 	cpuChanges := cpuTime(b) - cpu0
+	newLat := newGroupLatency(b, ctx, legacy, kafka, keys[0].Topic, min(b.N, 50))
 	idle := 5 * time.Second
 	cpu1 := cpuTime(b)
 	time.Sleep(idle) // the mirror alone, watching
@@ -135,9 +138,43 @@ func benchMirror(b *testing.B, n int) {
 	slices.Sort(committed)
 	b.ReportMetric(ms(committed[min(len(committed)-1, len(committed)*99/100)]), "commit-p99-ms")
 	b.ReportMetric(100*cpuIdle.Seconds()/idle.Seconds(), "idle-cpu-%")
+	slices.Sort(newLat)
+	b.ReportMetric(ms(newLat[len(newLat)/2]), "new-group-median-ms")
+	b.ReportMetric(ms(newLat[min(len(newLat)-1, len(newLat)*99/100)]), "new-group-p99-ms")
 	b.ReportMetric(armed.Seconds(), "start-s")
 	b.Logf("%d offsets watched in %d groups: started (first sync + watches armed) in %s; %d changes", n, groups,
 		armed.Round(time.Millisecond), b.N)
+}
+
+// newGroupLatency creates n groups one after the other while the mirror runs, each with one
+// offset znode (as a legacy consumer's first commit makes /consumers/<g>/offsets/<t>/<p>), and
+// returns how long each took to show in Kafka: the watch on the list of groups, the re-listing,
+// the new group's read, arming and commit. Their selection is every group, as the CLI's default.
+func newGroupLatency(b *testing.B, ctx context.Context, legacy *zkreader.Reader, kafka *kafkawriter.Client, topic string, n int) []time.Duration {
+	b.Helper()
+	tp := migrate.TopicPartition{Topic: topic, Partition: 0}
+	out := make([]time.Duration, 0, n)
+	for i := range n {
+		g := fmt.Sprintf("new-%d-%d", time.Now().UnixNano(), i)
+		t0 := time.Now()
+		if err := legacy.WriteOffsets(ctx, g, map[migrate.TopicPartition]int64{tp: 1}); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			c, err := kafka.FetchCommitted(ctx, g)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c[tp].Offset == 1 {
+				break
+			}
+			if time.Since(t0) > time.Minute {
+				b.Fatalf("new group %s: not in Kafka a minute after its first offset", g)
+			}
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
