@@ -280,5 +280,5 @@ func TestDualCommitKeepalive(t *testing.T) {
 	if first.Offset != 7 || later.Offset != 7 {
 		t.Errorf("offsets %d then %d, want 7 kept", first.Offset, later.Offset)
 	}
-	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",group=%q,reason="keepalive"}`, g))
+	run.waitMetric(t, fmt.Sprintf(`zk2kafka_dual_commit_writes_total{direction="zk-to-kafka",dry_run="false",group=%q,reason="keepalive"}`, g))
 }

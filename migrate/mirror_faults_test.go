@@ -222,6 +222,26 @@ func TestMirrorWaitsForNamedGroup(t *testing.T) {
 	}
 }
 
+// TestMirrorRelistRetried: a listing that fails after the list of groups changed is tried again
+// at the next pass, not left to the resync minutes later.
+func TestMirrorRelistRetried(t *testing.T) {
+	f := newFixture()
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.nextSelectionIs(t, []string{"g1"})
+	f.legacy.FailList(errors.New("connection loss"))
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.watch.fireList(t)
+	select {
+	case <-f.obs.failed:
+	case <-time.After(waitFor):
+		t.Fatal("the failed listing was not reported")
+	}
+	f.legacy.FailList(nil)
+	f.nextSelectionIs(t, []string{"g1", "g2"})
+}
+
 // TestMirrorFollowsTheListOfGroups: a group created after the start is mirrored as soon as the
 // watcher reports the list changed, long before any resync; a group deleted leaves the
 // selection and the loop's state.
@@ -255,6 +275,20 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 	f.watch.fireList(t)
 	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Removed, []string{"g1"}) || !slices.Equal(sel.Groups, []string{"g2"}) {
 		t.Fatalf("selection after g1 was deleted %+v, want g1 removed", sel)
+	}
+	// A report about g1 that arrives late (the watcher still arming its deleted znodes) does not
+	// bring it back: g2's sync, fired after it, comes with no g1 sync before it.
+	f.watch.fire(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 21)
+	f.watch.fire(t, "g2")
+	for {
+		s := f.obs.nextAny(t)
+		if s.Group == "g1" {
+			t.Fatalf("a group that left the selection was synced again: %+v", s)
+		}
+		if s.Group == "g2" && writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+			break
+		}
 	}
 	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
 		t.Errorf("a group outside the selection was mirrored: %v", got)

@@ -53,6 +53,26 @@ func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
 	}
 }
 
+// nextAny returns the next status reported, of any group.
+func (o *observer) nextAny(t *testing.T) migrate.GroupStatus {
+	t.Helper()
+	select {
+	case s := <-o.synced:
+		return s
+	case <-time.After(waitFor):
+		t.Fatalf("no sync reported within %s", waitFor)
+	}
+	return migrate.GroupStatus{}
+}
+
+// nextSelectionIs waits for the next selection and checks its groups.
+func (f *fixture) nextSelectionIs(t *testing.T, groups []string) {
+	t.Helper()
+	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Groups, groups) {
+		t.Fatalf("selection %+v, want %v", sel, groups)
+	}
+}
+
 // nextSelection returns the next selection reported.
 func (o *observer) nextSelection(t *testing.T) migrate.Selection {
 	t.Helper()

@@ -134,7 +134,13 @@ func (l *loop) watch(ctx context.Context) {
 		defer close(ended)
 		errc <- l.m.Watcher.Watch(wctx, l.selections, ev)
 	}()
-	l.watchStop, l.watchErr = func() { cancel(); <-ended }, errc
+	l.watchStop, l.watchErr = func() {
+		cancel()
+		select {
+		case <-ended:
+		case <-time.After(watchStopWait):
+		}
+	}, errc
 }
 
 // offer hands the watcher a selection, replacing one it has not taken yet. Only the loop's
@@ -153,6 +159,11 @@ func (l *loop) stopWatch() {
 		l.watchStop, l.watchErr = nil, nil
 	}
 }
+
+// watchStopWait bounds how long a stop waits for the watcher: a call it made while ZooKeeper is
+// unreachable returns only when the connection comes back or is closed, and the caller closes
+// it only after Run returns. The flush must not wait behind it.
+const watchStopWait = time.Second
 
 func (l *loop) run(ctx context.Context) error {
 	// A poll still reading Kafka must not outlive Run: the caller closes the stores next.
@@ -331,7 +342,7 @@ func (l *loop) housekeeping(ctx context.Context) {
 		}
 	}
 	l.remark(due)
-	if !l.polling {
+	if !l.polling && len(l.groups) > 0 {
 		l.polling = true
 		groups := l.groups
 		// In a goroutine of its own: a poll of many groups must not delay a watched change.
@@ -361,7 +372,7 @@ func (l *loop) pollDone(p pollResult) {
 	}
 	var changed []string
 	for _, g := range p.groups {
-		if !sameKafkaState(l.kafka[g], p.states[g]) {
+		if l.selected(g) && !sameKafkaState(l.kafka[g], p.states[g]) {
 			changed = append(changed, g)
 		}
 	}
@@ -375,7 +386,9 @@ func sameKafkaState(a, b GroupState) bool {
 // sync reads the dirty groups from both stores, in batches, and syncs each one. A batch that
 // cannot be read is reported and marked again for the next poll.
 func (l *loop) sync(ctx context.Context) {
-	dirty := l.takeDirty()
+	// Only the selection: a report that arrives after its group left (the watcher still arming
+	// a deleted group, a poll started before) would bring back its state and metric series.
+	dirty := slices.DeleteFunc(l.takeDirty(), func(g string) bool { return !l.selected(g) })
 	for batch := range slices.Chunk(dirty, l.m.BatchGroups) {
 		if ctx.Err() != nil {
 			l.remark(batch)

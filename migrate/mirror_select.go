@@ -29,6 +29,10 @@ func (l *loop) reselect(ctx context.Context, full bool) bool {
 		what := "list the groups again"
 		if full {
 			what = "resync"
+		} else {
+			l.mu.Lock()
+			l.relist = true // tried again at the next pass (the next poll at the latest)
+			l.mu.Unlock()
 		}
 		l.syncFailed(l.groups, fmt.Errorf("%s: %w", what, err))
 		return false
@@ -59,6 +63,12 @@ func (l *loop) apply(sel *Selection) bool {
 	}
 	l.remark(sel.Added)
 	return true
+}
+
+// selected says whether g is in the selection (l.groups is sorted).
+func (l *loop) selected(g string) bool {
+	_, ok := slices.BinarySearch(l.groups, g)
+	return ok
 }
 
 func (l *loop) offerIfWatching(groups []string) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // decidePhase is the phase of a group from what both stores show now and its previous phase.
@@ -307,11 +308,24 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 	}
 }
 
+// wait is the rate limiter's wait, with the loop's heartbeat kept going meanwhile: a long wait
+// (a large group at a low --max-commits-per-second) is progress, not a stuck loop.
 func (l *loop) wait(ctx context.Context, n int) error {
 	if l.m.Limiter == nil {
 		return nil
 	}
-	return l.m.Limiter.Wait(ctx, n)
+	done := make(chan error, 1)
+	go func() { done <- l.m.Limiter.Wait(ctx, n) }()
+	t := time.NewTicker(l.m.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+			l.beat()
+		}
+	}
 }
 
 func failAll(ws []MirrorWrite, err error) {

@@ -157,11 +157,11 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 		return nil
 	case first = <-selections:
 	}
-	// The list first: a group created while the selection's watches are set is then seen.
+	// The list first: a group created while the selection's watches are set is then seen. The
+	// selection is taken whatever happens (select_ records it before arming), so a failure here
+	// is made good by the retry's armAll.
 	rearmAll := run.armList(ctx) != nil
-	if !rearmAll {
-		rearmAll = run.select_(ctx, first) != nil
-	}
+	rearmAll = run.select_(ctx, first) != nil || rearmAll
 	run.armed(!rearmAll)
 	if !rearmAll {
 		run.listChanged() // created between the mirror's listing and the list watch
