@@ -49,14 +49,17 @@ func (o LeaseOwner) overlaps(p LeaseOwner) bool {
 // own; the others stand by, watching the folder, and re-evaluate on every change.
 //
 // ZooKeeper cannot fence Kafka (admin commits carry no epoch), so the holder stops on its own
-// before its session could expire and its znode pass the lease on. go-zookeeper declares a
-// connection lost after 2/3 of the granted session timeout T without a packet, and pings every
-// T/3; the server expires the session T after it last heard from the client. So while the
-// session is connected the server heard from us at most about 2T/3 ago and the session lives
-// at least until now+T/3; once disconnected, at least until disconnectedAt+T/3. Each write gets
-// a deadline of T/4 after that point (now, or the disconnection), keeping T/12 for the
-// standby's own delays to not be relied on. On expiry the lease is lost at once, and a new
-// znode is created on the new session, at the end of the line.
+// before its session could expire and its znode pass the lease on. The server expires a
+// session T (the granted timeout) after it last heard from the client, never sooner. What
+// proves it heard from us is an answered request: one sent at s and answered means the server
+// had our session at s or later, so the session lives at least until s+T. The lease probes its
+// own znode every T/6 and keeps the send time of the latest answered probe (proof); a write
+// may start only before proof+T/2 and gets that as its deadline, leaving T/2 for the standby
+// not to be relied on. Nothing else is trusted: go-zookeeper's "connected" says only that
+// something arrived lately, not that the server heard us (a one-way partition), and a process
+// paused for longer than T (a VM freeze, CPU throttling, SIGSTOP) resumes with its old state
+// while the standby already writes; its proof is old by then. On expiry the lease is lost at
+// once, and a new znode is created on the new session, at the end of the line.
 type Lease struct {
 	w     *Watcher
 	c     *zk.Conn
@@ -75,6 +78,8 @@ type Lease struct {
 	sessionID      int64 // the current session, 0 while there is none (expired)
 	connected      bool
 	disconnectedAt time.Time
+	proof          time.Time // when the latest request that the server answered on sessionID was sent
+	fires          int       // the folder's watch fired: counted, so an evaluation racing a fire re-arms it
 	node           string // our znode's name on sessionID, "" while there is none
 	watching       bool   // the folder's children watch is set on the server
 	recipe         bool   // the latest listing says our znode holds the lease
@@ -90,9 +95,11 @@ type Lease struct {
 
 var _ migrate.WriteLease = (*Lease)(nil)
 
-// leaseWindow is how long after its reference point (now while connected, else the moment the
-// connection was lost) a write may run: a quarter of the granted session timeout.
-func leaseWindow(timeout time.Duration) time.Duration { return timeout / 4 }
+// leaseWindow is how long after the proof a write may run: half the granted session timeout.
+func leaseWindow(timeout time.Duration) time.Duration { return timeout / 2 }
+
+// probeEvery is how often the lease proves its session: three chances within a window.
+func probeEvery(timeout time.Duration) time.Duration { return timeout / 6 }
 
 // OpenLease creates the lease znode on w's session and returns once it knows whether it holds
 // the lease (State). An error (ZooKeeper unreachable, the folder not writable) is returned
@@ -168,11 +175,7 @@ func (l *Lease) Hold(ctx context.Context) (context.Context, context.CancelFunc, 
 	if !l.writable {
 		return nil, nil, fmt.Errorf("%w: %s", migrate.ErrLeaseNotHeld, l.reasonLocked())
 	}
-	from := now
-	if !l.connected {
-		from = l.disconnectedAt
-	}
-	deadline := from.Add(leaseWindow(l.timeout()))
+	deadline := l.proof.Add(leaseWindow(l.timeout()))
 	wctx, cancel := context.WithDeadlineCause(ctx, deadline, errLeaseDeadline)
 	stop := context.AfterFunc(l.term, cancel) // the lease lost: the write stops at once
 	return wctx, func() { stop(); cancel() }, nil
@@ -214,23 +217,23 @@ func (l *Lease) reasonLocked() string {
 	case !l.recipe:
 		return "not evaluated yet"
 	}
-	return fmt.Sprintf("zookeeper disconnected since %s: the session may expire and the lease pass on",
-		l.disconnectedAt.Format(time.RFC3339Nano))
+	return fmt.Sprintf("zookeeper has not answered since %s: the session may expire and the lease pass on",
+		l.proof.Format(time.RFC3339Nano))
 }
 
 // updateLocked recomputes writable and acts on a change: a new term and a closed gained
 // channel when it starts; the term's writes cancelled and a fresh channel when it ends.
 func (l *Lease) updateLocked(now time.Time) {
-	window := leaseWindow(l.timeout())
-	inWindow := l.connected || now.Before(l.disconnectedAt.Add(window))
+	until := l.proof.Add(leaseWindow(l.timeout()))
+	inWindow := now.Before(until)
 	w := !l.closed && l.sessionID != 0 && l.node != "" && l.recipe && inWindow
-	if l.timer != nil && (l.connected || !w) {
+	if l.timer != nil {
 		l.timer.Stop()
 		l.timer = nil
 	}
-	if w && !l.connected && l.timer == nil {
-		// Nothing else happens when the window ends: end the term then.
-		l.timer = time.AfterFunc(l.disconnectedAt.Add(window).Sub(now), func() {
+	if w {
+		// Nothing else happens when the window ends without a new proof: end the term then.
+		l.timer = time.AfterFunc(until.Sub(now), func() {
 			l.mu.Lock()
 			l.timer = nil
 			l.updateLocked(time.Now())
@@ -254,8 +257,8 @@ func (l *Lease) updateLocked(now time.Time) {
 	switch {
 	case l.closed:
 	case !inWindow:
-		l.log.Warn("dual-commit lease suspended: zookeeper disconnected too long to be sure of the session; writes stopped",
-			"disconnected_at", l.disconnectedAt.Format(time.RFC3339Nano), "session_timeout", l.timeout())
+		l.log.Warn("dual-commit lease suspended: zookeeper has not answered for too long to be sure of the session; writes stopped",
+			"last_answer_to", l.proof.Format(time.RFC3339Nano), "connected", l.connected, "session_timeout", l.timeout())
 	case l.sessionID == 0 || l.node == "":
 		l.log.Warn("dual-commit lease lost (zookeeper session expired or lease znode gone): writes stopped")
 	default:
@@ -276,7 +279,7 @@ func (l *Lease) event(ev zk.Event) {
 	switch {
 	case ev.Type == zk.EventSession && ev.State == zk.StateHasSession:
 		if id := l.c.SessionID(); id != l.sessionID {
-			l.node, l.recipe, l.watching = "", false, false // our znode went with the old session
+			l.node, l.recipe, l.watching, l.proof = "", false, false, time.Time{} // our znode went with the old session
 			l.sessionID = id
 		}
 		l.connected = true
@@ -285,7 +288,7 @@ func (l *Lease) event(ev zk.Event) {
 			l.connected, l.disconnectedAt = false, now
 		}
 	case ev.Type == zk.EventSession && ev.State == zk.StateExpired:
-		l.sessionID, l.connected, l.node, l.recipe, l.watching = 0, false, "", false, false
+		l.sessionID, l.connected, l.node, l.recipe, l.watching, l.proof = 0, false, "", false, false, time.Time{}
 	case ev.Type == zk.EventSession:
 		l.mu.Unlock()
 		return
@@ -293,6 +296,7 @@ func (l *Lease) event(ev zk.Event) {
 		l.watching = false
 	case ev.Path == l.dir:
 		l.watching = false // fired: set again by the next evaluation
+		l.fires++
 	default:
 		l.mu.Unlock()
 		return

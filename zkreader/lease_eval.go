@@ -22,6 +22,12 @@ import (
 // failure (retried).
 func (l *Lease) run(ctx context.Context) {
 	defer close(l.done)
+	probed := make(chan struct{})
+	defer func() { <-probed }()
+	go func() {
+		defer close(probed)
+		l.probe(ctx)
+	}()
 	first := true
 	for {
 		err := l.evaluate()
@@ -43,6 +49,49 @@ func (l *Lease) run(ctx context.Context) {
 		case <-l.kick:
 		case <-retry:
 		}
+	}
+}
+
+// probe proves the session every probeEvery: an answered Exists of our znode, sent at s, says
+// the server had the session at s or later. A znode gone asks for an evaluation (created
+// again, at the end of the line).
+func (l *Lease) probe(ctx context.Context) {
+	t := time.NewTicker(probeEvery(l.timeout()))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		l.mu.Lock()
+		sid, node := l.sessionID, l.node
+		l.mu.Unlock()
+		if sid == 0 || node == "" {
+			continue
+		}
+		sent := time.Now()
+		ok, st, err := l.c.Exists(l.dir + "/" + node)
+		switch {
+		case err != nil:
+			continue // no proof: the window runs out unless a later probe answers
+		case !ok || st.EphemeralOwner != sid:
+			l.poke()
+			continue
+		}
+		l.mu.Lock()
+		if l.node == node {
+			l.proved(sid, sent)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// proved records that a request sent at sent was answered on session sid; l.mu is held.
+func (l *Lease) proved(sid int64, sent time.Time) {
+	if l.sessionID == sid && sent.After(l.proof) {
+		l.proof = sent
+		l.updateLocked(time.Now())
 	}
 }
 
@@ -83,6 +132,10 @@ func (l *Lease) evaluate() error {
 	}
 	var names []string
 	var err error
+	l.mu.Lock()
+	fires := l.fires
+	l.mu.Unlock()
+	sent := time.Now()
 	if watching {
 		names, _, err = l.c.Children(l.dir)
 	} else {
@@ -91,11 +144,14 @@ func (l *Lease) evaluate() error {
 	if err != nil {
 		return wrapPath(l.dir, err)
 	}
+	l.mu.Lock()
 	if !watching {
-		l.mu.Lock()
-		l.watching = l.sessionID == sid
-		l.mu.Unlock()
+		// go-zookeeper may deliver the watch's fire before this line: then it is set again by
+		// the evaluation that fire asked for, not taken as set.
+		l.watching = l.sessionID == sid && l.fires == fires
 	}
+	l.proved(sid, sent)
+	l.mu.Unlock()
 	nodes, err := l.read(names)
 	if err != nil {
 		return err

@@ -77,8 +77,8 @@ func TestLeaseOverlapStandby(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the holder's Hold: %v", err)
 	}
-	if d, ok := ctx.Deadline(); !ok || time.Until(d) > time.Second+100*time.Millisecond {
-		t.Errorf("the holder's write deadline %v: want at most a quarter of the 4 s session timeout from now", time.Until(d))
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > 2*time.Second {
+		t.Errorf("the holder's write deadline %v: want at most half the 4 s session timeout from now", time.Until(d))
 	}
 	wa.Close() // the session ends: its znode goes, the standby's watch fires
 	select {
@@ -117,6 +117,36 @@ func TestLeaseGrantedTimeout(t *testing.T) {
 	if got := l.timeout(); got != 4*time.Second {
 		t.Errorf("granted session timeout %s, want 4s (the stack's minimum)", got)
 	}
+}
+
+// TestLeaseNeedsAnsweredProbes: the lease is held only while a request the server answered was
+// sent within half the session timeout; each write's deadline is that bound. A holder whose
+// last answer is older (as after a process freeze longer than the session timeout, when
+// go-zookeeper still says connected) refuses writes until a new probe is answered.
+func TestLeaseNeedsAnsweredProbes(t *testing.T) {
+	e := newEnv(t)
+	const timeout = 4 * time.Second
+	_, a := openLease(t, e.servers(), timeout, owner(1))
+	waitHeld(t, a, true, "a lone instance")
+	ctx, cancel, err := a.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	proof := a.proof
+	a.mu.Unlock()
+	if d, _ := ctx.Deadline(); !d.Equal(proof.Add(timeout / 2)) {
+		t.Errorf("write deadline %s, want the proof %s + half the session timeout", d, proof)
+	}
+	cancel()
+	a.mu.Lock()
+	a.proof = time.Now().Add(-timeout) // as after a pause longer than the session timeout
+	a.updateLocked(time.Now())
+	a.mu.Unlock()
+	if _, _, err := a.Hold(context.Background()); !errors.Is(err, migrate.ErrLeaseNotHeld) {
+		t.Errorf("Hold with its last answer a session timeout old: %v, want ErrLeaseNotHeld", err)
+	}
+	waitHeld(t, a, true, "after the next answered probe")
 }
 
 // TestLeaseSessionExpiry cuts the holder off ZooKeeper silently (packets dropped, no reset) until
