@@ -80,12 +80,12 @@ type Lease struct {
 	disconnectedAt time.Time
 	proof          time.Time // when the latest request that the server answered on sessionID was sent
 	fires          int       // the folder's watch fired: counted, so an evaluation racing a fire re-arms it
-	node           string // our znode's name on sessionID, "" while there is none
-	watching       bool   // the folder's children watch is set on the server
-	recipe         bool   // the latest listing says our znode holds the lease
-	blocker        string // who is ahead of us when !recipe
-	logged         string // the blocker last logged: one line per holder
-	writable       bool   // Hold succeeds (as of the latest update)
+	node           string    // our znode's name on sessionID, "" while there is none
+	watching       bool      // the folder's children watch is set on the server
+	recipe         bool      // the latest listing says our znode holds the lease
+	blocker        string    // who is ahead of us when !recipe
+	logged         string    // the blocker last logged: one line per holder
+	writable       bool      // Hold succeeds (as of the latest update)
 	term           context.Context
 	endTerm        context.CancelFunc
 	gained         chan struct{} // closed while writable
