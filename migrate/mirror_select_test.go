@@ -1,0 +1,143 @@
+package migrate_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// TestMirrorWaitsForNamedGroup: a group named with --group that is not in ZooKeeper yet is
+// reported missing (the CLI warns), and mirrored as soon as it appears.
+func TestMirrorWaitsForNamedGroup(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("g", "t", 0, 10)
+	var err error
+	if f.m.Filter, err = migrate.NewFilter([]string{"later"}, "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.start(t)
+	if sel := f.obs.nextSelection(t); len(sel.Groups) != 0 || !slices.Equal(sel.Missing, []string{"later"}) {
+		t.Fatalf("selection at start %+v, want none selected and later missing", sel)
+	}
+	f.legacy.SetOffset("later", "t", 0, 7)
+	f.watch.fireList(t)
+	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Added, []string{"later"}) || len(sel.Missing) != 0 {
+		t.Fatalf("selection after the group appeared %+v, want later added", sel)
+	}
+	if s := f.obs.next(t, "later"); writes(s, migrate.ReasonMirror)["t/0"].To != 7 {
+		t.Errorf("group that appeared: %+v, want t/0 mirrored at 7", s.Writes)
+	}
+}
+
+// TestMirrorRelistRetried: a listing that fails after the list of groups changed is tried again
+// at the next pass, not left to the resync minutes later.
+func TestMirrorRelistRetried(t *testing.T) {
+	f := newFixture()
+	f.m.PollInterval = time.Millisecond
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.nextSelectionIs(t, []string{"g1"})
+	f.legacy.FailList(errors.New("connection loss"))
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.watch.fireList(t)
+	select {
+	case <-f.obs.failed:
+	case <-time.After(waitFor):
+		t.Fatal("the failed listing was not reported")
+	}
+	f.legacy.FailList(nil)
+	f.nextSelectionIs(t, []string{"g1", "g2"})
+}
+
+// TestMirrorFollowsTheListOfGroups: a group created after the start is mirrored as soon as the
+// watcher reports the list changed, long before any resync; a group deleted leaves the
+// selection and the loop's state.
+func TestMirrorFollowsTheListOfGroups(t *testing.T) {
+	f := newFixture() // resync and poll intervals of hours: only the watcher can bring g2 in
+	var err error
+	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Groups, []string{"g1"}) {
+		t.Fatalf("selection at start %+v, want [g1]", sel)
+	}
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.legacy.SetOffset("other", "t", 0, 30)
+	f.watch.fireList(t)
+	sel := f.obs.nextSelection(t)
+	if !slices.Equal(sel.Groups, []string{"g1", "g2"}) || !slices.Equal(sel.Added, []string{"g2"}) || len(sel.Removed) != 0 {
+		t.Fatalf("selection after g2 was created %+v, want g2 added", sel)
+	}
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("new group: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+	waitUntil(t, "the watcher was given [g1 g2]", func() bool {
+		calls := f.watch.watched()
+		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
+	})
+	f.legacy.DeleteGroup("g1")
+	f.watch.fireList(t)
+	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Removed, []string{"g1"}) || !slices.Equal(sel.Groups, []string{"g2"}) {
+		t.Fatalf("selection after g1 was deleted %+v, want g1 removed", sel)
+	}
+	// A report about g1 that arrives late (the watcher still arming its deleted znodes) does not
+	// bring it back: g2's sync, fired after it, comes with no g1 sync before it.
+	f.watch.fire(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 21)
+	f.watch.fire(t, "g2")
+	for {
+		s := f.obs.nextAny(t)
+		if s.Group == "g1" {
+			t.Fatalf("a group that left the selection was synced again: %+v", s)
+		}
+		if s.Group == "g2" && writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+			break
+		}
+	}
+	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+		t.Errorf("a group outside the selection was mirrored: %v", got)
+	}
+}
+
+// TestMirrorResyncWatchesNewGroups: a group created after the start that the selection matches
+// is mirrored at the next resync, and watched from then on.
+func TestMirrorResyncWatchesNewGroups(t *testing.T) {
+	f := newFixture()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	f.m.Now = c.Now
+	f.m.PollInterval = time.Millisecond
+	f.m.ResyncInterval = time.Minute
+	var err error
+	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.legacy.SetOffset("g1", "t", 0, 10)
+	f.start(t)
+	f.obs.next(t, "g1")
+	f.legacy.SetOffset("g2", "t", 0, 20)
+	f.legacy.SetOffset("other", "t", 0, 30)
+	c.add(time.Minute)
+	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
+	}
+	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
+		calls := f.watch.watched()
+		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
+	})
+	f.legacy.SetOffset("g2", "t", 0, 21)
+	f.watch.fire(t, "g2")
+	for {
+		if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+			break
+		}
+	}
+	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+		t.Errorf("a group outside the selection was mirrored: %v", got)
+	}
+}
