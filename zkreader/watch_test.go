@@ -269,6 +269,9 @@ func TestWatcherSessionExpiry(t *testing.T) {
 	if n := w.Resets(); n < 1 {
 		t.Errorf("the watches were never set again after the cut (resets %d): the session did not expire?", n)
 	}
+	if n := w.Expiries(); n != 1 {
+		t.Errorf("session expiries counted %d, want 1 (the metric zk2kafka_dual_commit_zk_session_expiries_total)", n)
+	}
 	set(4)
 	c.expect(t, "g", "a change after the new session")
 }
