@@ -47,3 +47,16 @@ func TestWrongPorts(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleteGroupsFromZooKeeper: shell completion of --group reads the groups of the chroot
+// given with --zk from the real ZooKeeper.
+func TestCompleteGroupsFromZooKeeper(t *testing.T) {
+	e := newEnv(t)
+	e.ensure(e.chroot + "/consumers/billing-a/offsets")
+	e.ensure(e.chroot + "/consumers/billing-b/offsets")
+	e.ensure(e.chroot + "/consumers/other/offsets")
+	r := e.cli("__complete", "migrate", "plan", "--group", "bil")
+	if r.code != 0 || r.stdout != "billing-a\nbilling-b\n:4\n" {
+		t.Errorf("want the two billing groups and :4, got %s", r)
+	}
+}
