@@ -14,7 +14,8 @@ import (
 
 // newDevCmd holds developer tooling for the local stack; hidden from --help.
 func newDevCmd(d *deps, g *globalOptions) *cobra.Command {
-	c := &cobra.Command{Use: "dev", Short: "Developer tooling for the local stack", Hidden: true}
+	c := &cobra.Command{Use: "dev", Short: "Developer tooling for the local stack", Hidden: true,
+		Args: subcommandArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
 	c.AddCommand(newSeedCmd(d, g))
 	return c
 }

@@ -16,7 +16,7 @@ func newMigrateCmd(d *deps, g *globalOptions) *cobra.Command {
   verify       compare both stores per partition; exit 2 on drift, for CI gates`,
 		// Runnable, so that a mistyped subcommand ("migrate cpy") is an error (exit 1): cobra
 		// answers a non-runnable parent with its help and exit 0, and a CI job would pass.
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newPlanCmd(d, g), newCopyCmd(d, g), newDualCommitCmd(d, g), newVerifyCmd(d, g))

@@ -64,23 +64,30 @@ func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
 
   # the same, from a config file, as JSON for a script
   zk2kafka --config prod.yaml migrate plan --output json`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			if g.configFile == "" {
-				g.configFile = os.Getenv(envPrefix + "_CONFIG")
-			}
-			if err := applyConfig(c, g.configFile); err != nil {
-				return err
-			}
-			return g.setup(d)
-		},
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return g.load(c, d) },
 	}
 	root.SetOut(d.stdout)
 	root.SetErr(d.stderr)
+	root.SetFlagErrorFunc(flagError)
 	g.addFlags(root)
 	root.AddCommand(newVersionCmd(d), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g), newDevCmd(d, g))
+	registerCompletions(root, d, g)
 	return root
+}
+
+// load applies the environment and the config file to the flags the command line left unset,
+// then checks them and builds the logger: before every command, and before the completion of
+// --group reads ZooKeeper.
+func (g *globalOptions) load(c *cobra.Command, d *deps) error {
+	if g.configFile == "" {
+		g.configFile = os.Getenv(envPrefix + "_CONFIG")
+	}
+	if err := applyConfig(c, g.configFile); err != nil {
+		return err
+	}
+	return g.setup(d)
 }
 
 func newVersionCmd(d *deps) *cobra.Command {

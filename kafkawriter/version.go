@@ -95,13 +95,13 @@ func probe(ctx context.Context, cfg Config) (map[int16]apiRange, string, error) 
 		if err == nil {
 			return apis, addr, nil
 		}
-		aerr, ok := cfg.Security.authError(addr, err)
-		if ok {
+		aerr, fatal := describeProbeError(ctx, cfg, addr, err)
+		if fatal {
 			// Credentials and trust are the same for every broker: trying the next one would
 			// only repeat the refusal under a misleading "not reachable".
 			return nil, "", aerr
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", addr, aerr))
+		errs = append(errs, aerr)
 	}
 	return nil, "", fmt.Errorf("no kafka broker reachable at %v (%s): %w", cfg.Bootstrap, cfg.Security.Describe(), errors.Join(errs...))
 }

@@ -195,7 +195,7 @@ func TestOpenUnreachable(t *testing.T) {
 		}
 	}()
 	tests := []struct{ servers, want string }{
-		{closedAddr, "zookeeper " + closedAddr + ": not reachable within 1s: dial tcp " + closedAddr},
+		{closedAddr, "zookeeper " + closedAddr + ": every server refused the connection (is ZooKeeper running there?): dial tcp " + closedAddr},
 		{mute.Addr().String() + "/chroot", "zookeeper " + mute.Addr().String() + "/chroot: not reachable within 1s: authentication failed"},
 	}
 	for _, tt := range tests {

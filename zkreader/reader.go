@@ -25,6 +25,8 @@ type Reader struct {
 	chroot         string
 	groupsInFlight int
 	log            *slog.Logger
+	// check gives Open an early verdict on servers that can never give a session (diagnose.go).
+	check *openCheck
 	// calls runs every request, at most InFlight at once over the whole pool.
 	calls *calls
 	next  atomic.Uint64
@@ -34,7 +36,7 @@ var _ migrate.LegacyStore = (*Reader)(nil)
 
 // prepare checks cfg and returns it with its defaults, a Reader without connections yet, and the
 // digest credentials every connection sends: the shared first step of Open and OpenWatcher.
-func prepare(cfg Config) (Config, *Reader, string, []byte, error) {
+func prepare(ctx context.Context, cfg Config) (Config, *Reader, string, []byte, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return cfg, nil, "", nil, err
@@ -52,22 +54,23 @@ func prepare(cfg Config) (Config, *Reader, string, []byte, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log,
-		calls: newCalls(cfg.InFlight)}
+		calls: newCalls(cfg.InFlight), check: newOpenCheck(ctx, hosts, cfg.SessionTimeout)}
 	return cfg, r, scheme, auth, nil
 }
 
 // Open dials cfg.Connections connections and waits until each has a session (bounded by ctx
 // and cfg.SessionTimeout) and, with cfg.Auth, has sent its digest credentials. An unreachable
-// ZooKeeper is one error naming the servers.
+// ZooKeeper is one error naming the servers; when every server refuses the connection or answers
+// but not as ZooKeeper (a *NotZooKeeperError), that error comes at once.
 func Open(ctx context.Context, cfg Config) (*Reader, error) {
-	cfg, r, scheme, auth, err := prepare(cfg)
+	cfg, r, scheme, auth, err := prepare(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	log := r.log
 	sessions := make([]*session, cfg.Connections)
 	for i := range sessions {
-		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout}
+		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check}
 		c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 			zk.WithEventCallback(s.event),
 			zk.WithDialer(s.dial),
@@ -106,6 +109,8 @@ func (r *Reader) waitSessions(ctx context.Context, timeout time.Duration, sessio
 		case err = <-errs:
 		case <-ctx.Done():
 			err = ctx.Err()
+		case <-r.check.failure():
+			return fmt.Errorf("zookeeper %s: %w", r.servers(), r.check.error())
 		}
 		if err == nil {
 			continue
@@ -181,6 +186,7 @@ type session struct {
 	// granted is the session timeout the server granted at the latest handshake (ms, 0 until
 	// one), read off the wire: go-zookeeper keeps it private. The lease needs it (lease.go).
 	granted atomic.Int32
+	check   *openCheck // the Reader's, told what each dial and handshake found (nil: none)
 }
 
 func (s *session) event(ev zk.Event) {
@@ -201,6 +207,7 @@ func (s *session) event(ev zk.Event) {
 // dial is DialCoalescing that remembers its failure: go-zookeeper only logs it.
 func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	c, err := DialCoalescing(network, addr, timeout)
+	s.check.dialed(addr, err)
 	if err != nil {
 		s.setLast(err)
 		return nil, err
@@ -209,7 +216,7 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 	if s.maxWait > 0 {
 		c = boundedConn{Conn: c, max: s.maxWait}
 	}
-	return &handshakeConn{Conn: c, s: s}, nil
+	return &handshakeConn{Conn: c, s: s, addr: addr}, nil
 }
 
 // closeConn closes the session's previous connection and keeps next (nil on Close). go-zookeeper

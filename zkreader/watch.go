@@ -58,14 +58,14 @@ func OpenWatcher(ctx context.Context, cfg Config) (*Watcher, error) {
 type dialFunc func(network, addr string, timeout time.Duration) (net.Conn, error)
 
 func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, error) {
-	cfg, r, scheme, auth, err := prepare(cfg)
+	cfg, r, scheme, auth, err := prepare(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	r.groupsInFlight = 1
 	log := r.log
 	w := &Watcher{signal: make(chan struct{}, 1), r: r, armed: map[watchKey]bool{}, denied: map[string]bool{}}
-	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check}
 	if dial == nil {
 		dial = s.dial
 	}
