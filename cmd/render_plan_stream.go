@@ -53,8 +53,8 @@ func (r *planRenderer) Groups(gs []migrate.GroupPlan) error {
 		return writeCSVRows(r.csv, gs)
 	}
 	for _, g := range gs {
-		for _, gate := range g.Gates {
-			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, gate))
+		if len(g.Gates) > 0 {
+			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, migrate.GateReason(g)))
 		}
 	}
 	return writeTableRows(r.w, gs)
