@@ -12,6 +12,8 @@ import (
 type planOptions struct {
 	selection selectionOptions
 	output    string
+	outputSet bool // --output given (or configured): no switch to the summary by size
+	rows      int
 	out       string
 	chunk     int
 	policy    migrate.Policy
@@ -40,6 +42,12 @@ A group is blocked whole when legacy consumers are still registered in ZooKeeper
 (legacy-consumers-alive: /consumers/<g>/ids or /owners non-empty) or the Kafka group has members
 (kafka-group-active). Plan writes nothing; --out saves the plan for "migrate copy --plan".
 
+The table lists every partition that is not equal. Above 1,000 partitions the default table is
+the per-group summary instead (-o summary asks for it at any size, -o table for the partitions):
+one row per group, the most blocked first, --summary-rows of them (30; 0: all), with partitions,
+write / skip / block counts, the gates (legacy consumers counted as consumers) and the lag (the
+sum over the group's partitions of log end - ZooKeeper offset), and the totals in the footer.
+
 Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		Example: `  zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
   zk2kafka migrate plan --group-regex '^billing-' --out plan.json
@@ -47,6 +55,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
   zk2kafka migrate plan --output csv > reset.csv   # for kafka-consumer-groups --reset-offsets --from-file`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.outputSet = c.Flags().Changed("output")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -54,15 +63,20 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		},
 	}
 	o.selection.addFlags(c)
-	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, or csv (group,topic,partition,offset of the writes)")
+	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table (every partition not equal; by default the summary above 1,000 partitions), "+
+		"summary (one row per group), json, or csv (group,topic,partition,offset of the writes)")
+	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, most blocked first (0: every group)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
 	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	return c
 }
 
 func (o *planOptions) validate() error {
-	if err := checkOutput(o.output, "table", "json", "csv"); err != nil {
+	if err := checkOutput(o.output, "table", "summary", "json", "csv"); err != nil {
 		return err
+	}
+	if o.rows < 0 {
+		return fmt.Errorf("--summary-rows must be 0 (every group) or more, got %d", o.rows)
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk-groups must be at least 1, got %d", o.chunk)
@@ -82,7 +96,11 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	}
 	defer closeStores()
 	start := time.Now()
-	out := newPlanRenderer(d.stdout, o.output)
+	format := o.output
+	if format == "table" && !o.outputSet {
+		format = "auto"
+	}
+	out := newPlanRenderer(d.stdout, format, o.rows)
 	sink := &planSink{out: out, path: o.out}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}

@@ -20,7 +20,7 @@ type planJSON struct {
 
 // renderPlan writes a whole plan as the streamed plan command does.
 func renderPlan(w io.Writer, format string, p migrate.Plan) error {
-	r := newPlanRenderer(w, format)
+	r := newPlanRenderer(w, format, defaultSummaryRows)
 	if err := r.Head(p); err != nil {
 		return err
 	}
