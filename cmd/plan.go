@@ -95,20 +95,22 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 		return err
 	}
 	defer closeStores()
-	start := time.Now()
+	bar := newProgress(d, true)
+	defer bar.finish()
+	legacy = migrate.WithReadProgress(legacy, bar.reads("plan: reading ZooKeeper"))
 	format := o.output
 	if format == "table" && !o.outputSet {
 		format = "auto"
 	}
 	out := newPlanRenderer(d.stdout, format, o.rows)
-	sink := &planSink{out: out, path: o.out}
+	sink := &planSink{out: out, path: o.out, bar: bar}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err != nil {
 		return err
 	}
-	d.logger.Debug("planned", "groups", tail.Summary.Groups, "partitions", tail.Summary.Partitions, "took", time.Since(start))
+	bar.finish()
 	// Show the plan first: if saving it fails, the operator still sees what it says.
 	if err := out.End(tail); err != nil {
 		return err
@@ -119,6 +121,11 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	if o.out != "" {
 		d.logger.Info("plan saved", "file", o.out, "fingerprint", tail.Fingerprint)
 	}
+	sum := tail.Summary // the closing line, after the output: what a person reads last
+	bar.done(d, fmt.Sprintf("plan: %s offsets in %s groups read in %s; %s write, %s skip, %s block",
+		thousands(int64(sum.Partitions)), thousands(int64(sum.Groups)), bar.elapsed(),
+		thousands(int64(sum.ByAction[migrate.ActionWrite])), thousands(int64(sum.ByAction[migrate.ActionSkip])),
+		thousands(int64(sum.ByAction[migrate.ActionBlock]))))
 	if !tail.Safe() {
 		return unsafe("plan is not safe to execute: %d partition(s) blocked (see the reasons above)", tail.Summary.ByAction[migrate.ActionBlock])
 	}
@@ -130,6 +137,7 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 // the end, and the file is then never put in place.
 type planSink struct {
 	out     *planRenderer
+	bar     *progress // cleared before each write: the output may be the same terminal
 	path    string
 	file    *migrate.PlanFileWriter
 	fileErr error
@@ -146,6 +154,7 @@ func (s *planSink) Groups(gs []migrate.GroupPlan) error {
 	if s.file != nil && s.fileErr == nil {
 		s.fileErr = s.file.Groups(gs)
 	}
+	s.bar.pause()
 	return s.out.Groups(gs)
 }
 

@@ -115,10 +115,13 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return err
 	}
 	defer closeKafka()
-	in, err := migrate.ReadInputs(ctx, legacy, kafka, o.flt)
+	bar := newProgress(d, true)
+	defer bar.finish()
+	in, err := migrate.ReadInputs(ctx, migrate.WithReadProgress(legacy, bar.reads("verify: reading ZooKeeper")), kafka, o.flt)
 	if err != nil {
 		return err
 	}
+	bar.finish()
 	states := in.Groups
 	if o.viaTopic {
 		if states, err = readViaTopic(ctx, d, g, in); err != nil {
@@ -141,11 +144,13 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 	if err := verify.Render(d.stdout, o.output, report); err != nil {
 		return err
 	}
+	s := report.Summary
+	bar.done(d, fmt.Sprintf("verify: %s offsets in %s groups compared in %s; %s partitions fail, %s groups fail",
+		thousands(int64(s.Partitions)), thousands(int64(s.Groups)), bar.elapsed(), thousands(int64(s.Failed)), thousands(int64(s.GroupsFailed))))
 	if markErr != nil {
 		return markErr
 	}
 	if !report.Pass {
-		s := report.Summary
 		oor := s.ByStatus[verify.StatusKafkaOutOfRange]
 		what := "the stores disagree"
 		switch {
