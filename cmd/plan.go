@@ -44,9 +44,11 @@ A group is blocked whole when legacy consumers are still registered in ZooKeeper
 
 The table lists every partition that is not equal. Above 1,000 partitions the default table is
 the per-group summary instead (-o summary asks for it at any size, -o table for the partitions):
-one row per group, the most blocked first, --summary-rows of them (30; 0: all), with partitions,
-write / skip / block counts, the gates (legacy consumers counted as consumers) and the lag (the
-sum over the group's partitions of log end - ZooKeeper offset), and the totals in the footer.
+one row per group with partitions, write / skip / block counts, what blocks it (its gates, the
+legacy consumers counted as consumers, and the classes of the partitions blocked on their own)
+and the lag (the sum over its partitions of log end - ZooKeeper offset). Problems first: the
+groups with partitions blocked on their own, then the gated ones, then by name; --summary-rows
+of them (30; 0: all), the totals of every group in the footer.
 
 Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		Example: `  zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
@@ -65,7 +67,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 	o.selection.addFlags(c)
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table (every partition not equal; by default the summary above 1,000 partitions), "+
 		"summary (one row per group), json, or csv (group,topic,partition,offset of the writes)")
-	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, most blocked first (0: every group)")
+	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, problems first (0: every group)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
 	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	return c

@@ -24,7 +24,7 @@ const autoSummaryPartitions = 1000
 const defaultSummaryRows = 30
 
 // groupSummary is the per-group view of a streamed plan: one row per group, problems first
-// (most blocked partitions first, then by name), at most limit rows kept (0: every group), and
+// (summaryOrder), at most limit rows kept (0: every group), and
 // totals over every group. Only the rows shown are held: a plan of a million groups keeps
 // 2×limit rows.
 type groupSummary struct {
@@ -37,14 +37,16 @@ type groupSummary struct {
 
 type summaryRow struct {
 	migrate.GroupCounts
-	gate string // gateCell, for a gated group
+	blockedBy string // blockedCell
 }
 
 func newGroupSummary(limit int) *groupSummary { return &groupSummary{limit: limit} }
 
-// summaryOrder puts the rows a person must read first on top: most blocked, then by name.
+// summaryOrder puts the rows a person must read first on top: the groups with the most
+// partitions blocked on their own (a decision to make: out of the log, a missing topic...),
+// then the most blocked at all (gated groups: consumers to stop), then by name.
 func summaryOrder(a, b summaryRow) int {
-	return cmp.Or(cmp.Compare(b.Block, a.Block), cmp.Compare(a.Group, b.Group))
+	return cmp.Or(cmp.Compare(b.OwnBlocks(), a.OwnBlocks()), cmp.Compare(b.Block, a.Block), cmp.Compare(a.Group, b.Group))
 }
 
 func (s *groupSummary) add(gs []migrate.GroupPlan) {
@@ -57,10 +59,9 @@ func (s *groupSummary) add(gs []migrate.GroupPlan) {
 		s.total.Block += c.Block
 		s.total.Lag = addLag(s.total.Lag, c.Lag)
 		s.total.LagParts += c.LagParts
-		r := summaryRow{GroupCounts: c}
+		r := summaryRow{GroupCounts: c, blockedBy: blockedCell(g, c)}
 		if len(g.Gates) > 0 {
 			s.gated++
-			r.gate = gateCell(g)
 		}
 		s.rows = append(s.rows, r)
 		if s.limit > 0 && len(s.rows) >= 2*s.limit {
@@ -90,24 +91,21 @@ func addLag(a, b int64) int64 {
 func (s *groupSummary) render(w io.Writer) error {
 	s.prune()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s partitions in %s groups: per-group summary, most blocked first; -o table for every partition.\n",
+	fmt.Fprintf(&b, "%s partitions in %s groups: per-group summary, problems first; -o table for every partition.\n",
 		thousands(int64(s.total.Partitions)), thousands(int64(s.groups)))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	right := tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight}}
 	t := tablewriter.NewTable(w, tablewriter.WithRowAlignmentConfig(right), tablewriter.WithFooterAlignmentConfig(right))
-	t.Header("group", "partitions", "write", "skip", "block", "gate", "lag")
+	t.Header("group", "partitions", "write", "skip", "block", "blocked by", "lag")
 	for _, r := range s.rows {
 		if err := t.Append(r.Group, thousands(int64(r.Partitions)), thousands(int64(r.Write)), thousands(int64(r.Skip)),
-			thousands(int64(r.Block)), r.gate, lagText(r.GroupCounts)); err != nil {
+			thousands(int64(r.Block)), r.blockedBy, lagText(r.GroupCounts)); err != nil {
 			return err
 		}
 	}
-	gated := "-"
-	if s.gated > 0 {
-		gated = thousands(int64(s.gated)) + " gated"
-	}
+	gated := fmt.Sprintf("%s gated groups", thousands(int64(s.gated)))
 	t.Footer(fmt.Sprintf("total: %s groups", thousands(int64(s.groups))), thousands(int64(s.total.Partitions)),
 		thousands(int64(s.total.Write)), thousands(int64(s.total.Skip)), thousands(int64(s.total.Block)), gated, lagText(s.total))
 	if err := t.Render(); err != nil {
@@ -123,10 +121,11 @@ func (s *groupSummary) render(w io.Writer) error {
 	return err
 }
 
-// gateCell is a group's gates in a few words each, the legacy consumers counted as consumers
-// (migrate.Consumers), not as registrations: the row is the one place the summary says them.
-func gateCell(g migrate.GroupPlan) string {
-	parts := make([]string, 0, len(g.Gates))
+// blockedCell says what blocks a group: its gates in a few words each, the legacy consumers
+// counted as consumers (migrate.Consumers), not as registrations (the row is the one place the
+// summary says them), then the classes of the partitions blocked on their own, with counts.
+func blockedCell(g migrate.GroupPlan, c migrate.GroupCounts) string {
+	parts := make([]string, 0, len(g.Gates)+len(c.Own))
 	for _, gate := range g.Gates {
 		switch gate {
 		case migrate.GateLegacyConsumersAlive:
@@ -137,6 +136,11 @@ func gateCell(g migrate.GroupPlan) string {
 			parts = append(parts, fmt.Sprintf("%s: %s, %d member%s", gate, state, g.KafkaMembers, map[bool]string{true: "", false: "s"}[g.KafkaMembers == 1]))
 		default:
 			parts = append(parts, string(gate))
+		}
+	}
+	for _, cl := range migrate.Classes() {
+		if n := c.Own[cl]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", cl, thousands(int64(n))))
 		}
 	}
 	return strings.Join(parts, "; ")

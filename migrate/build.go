@@ -79,7 +79,7 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	}
 	gp.Entries = entries
 	if len(gp.Gates) > 0 {
-		why := "blocked by " + gateWords(gp, false)
+		why := gateBlockPrefix + gateWords(gp, false)
 		for i := range gp.Entries {
 			if e := &gp.Entries[i]; e.Action == ActionWrite {
 				e.Action = ActionBlock

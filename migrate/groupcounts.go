@@ -1,6 +1,13 @@
 package migrate
 
-import "math"
+import (
+	"math"
+	"strings"
+)
+
+// gateBlockPrefix starts the reason of an entry that only its group's gates block (Build turns
+// its write into a block): no other reason starts so.
+const gateBlockPrefix = "blocked by "
 
 // GroupCounts is one group's line of a per-group view of a plan: what a person reads first
 // when a plan has too many partitions to read one by one.
@@ -19,6 +26,19 @@ type GroupCounts struct {
 	// counts the partitions that do. The sum stops at math.MaxInt64.
 	Lag      int64
 	LagParts int
+	// Own counts, per class, the blocked partitions that block on their own (out of the log, a
+	// missing topic or partition, an invalid znode, a difference under --on-conflict=fail),
+	// not only by the group's gates: those need a decision, a gate needs the consumers gone.
+	Own map[Class]int
+}
+
+// OwnBlocks is the number of partitions in Own.
+func (c GroupCounts) OwnBlocks() int {
+	n := 0
+	for _, v := range c.Own {
+		n += v
+	}
+	return n
 }
 
 // CountGroup counts one planned group.
@@ -32,6 +52,12 @@ func CountGroup(gp GroupPlan) GroupCounts {
 			c.Skip++
 		case ActionBlock:
 			c.Block++
+			if len(gp.Gates) == 0 || !strings.HasPrefix(e.Reason, gateBlockPrefix) {
+				if c.Own == nil {
+					c.Own = map[Class]int{}
+				}
+				c.Own[e.Class]++
+			}
 		}
 		if e.ZK == nil || e.LogEnd == nil {
 			continue
