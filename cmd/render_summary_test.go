@@ -126,3 +126,22 @@ func summaryRows(out string) []string {
 	}
 	return rows
 }
+
+// verify -o summary: one row per group, the failing first, the live consumers counted as
+// consumers, totals in the footer.
+func TestVerifySummaryGolden(t *testing.T) {
+	stores := manyGroups(300)
+	out, _, code := run(t, stores, "migrate", "verify", "-o", "summary")
+	if code != ExitUnsafe {
+		t.Errorf("exit %d, want %d (the stores disagree)", code, ExitUnsafe)
+	}
+	golden(t, "verify_summary.golden", out)
+	out, _, _ = run(t, manyGroups(5), "migrate", "verify", "-o", "summary", "--summary-rows", "0")
+	rows := summaryRows(out)
+	if len(rows) != 5 || !strings.Contains(rows[4], "group-0000") || !strings.Contains(rows[4], "pass") {
+		t.Errorf("rows %q: want 5, the passing group-0000 last", rows)
+	}
+	if !strings.Contains(out, "missing-in-kafka 4; 2 live legacy consumers") {
+		t.Errorf("group-0003's 2 consumers (6 registrations) not counted as 2:\n%s", out)
+	}
+}
