@@ -33,8 +33,14 @@ type progress struct {
 const drawEvery = 100 * time.Millisecond
 
 func newProgress(d *deps, forPeople bool) *progress {
-	f, ok := d.stderr.(*os.File)
-	return newProgressOn(d.stderr, forPeople && ok && term.IsTerminal(int(f.Fd())), time.Now)
+	isTerm := d.terminal
+	if isTerm == nil {
+		isTerm = func() bool {
+			f, ok := d.stderr.(*os.File)
+			return ok && term.IsTerminal(int(f.Fd()))
+		}
+	}
+	return newProgressOn(d.stderr, forPeople && isTerm(), time.Now)
 }
 
 // newProgressOn draws on w when terminal is true; now is the clock (tests give their own).

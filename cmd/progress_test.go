@@ -112,3 +112,27 @@ func TestClosingLines(t *testing.T) {
 		t.Errorf("verify's closing line missing:\n%s", errOut)
 	}
 }
+
+// On a terminal, copy's bar is there from the start: its fresh plan's read of ZooKeeper is a
+// phase before the writes; the closing line is plain, after both.
+func TestCopyProgressFromTheStart(t *testing.T) {
+	var out, errb bytes.Buffer
+	d := defaultDeps(&out, &errb)
+	d.stores = fixture()
+	d.terminal = func() bool { return true }
+	root := newRootCmd(d, &globalOptions{})
+	root.SetArgs([]string{"migrate", "copy"})
+	if err := root.ExecuteContext(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := errb.String()
+	read := strings.Index(got, "copy: planning: reading ZooKeeper (groups)")
+	check := strings.Index(got, "copy (dry run): checking")
+	closing := strings.Index(got, "copy (dry run): 2 offsets in 2 groups would be written")
+	if read < 0 || check < read || closing < check {
+		t.Errorf("want the read's bar, then the writes' bar, then the closing line; stderr:\n%q", got)
+	}
+	if strings.Contains(got, "level=INFO msg=\"copy (dry run)") {
+		t.Errorf("on a terminal the closing line is plain, not a log:\n%q", got)
+	}
+}
