@@ -48,7 +48,9 @@ func writeVerifySummary(w io.Writer, r verify.Report, rows int) error {
 		row.what = strings.Join(what, "; ")
 		all = append(all, row)
 	}
-	slices.SortFunc(all, func(a, b verifyRow) int { return cmp.Or(cmp.Compare(b.failed, a.failed), cmp.Compare(a.group, b.group)) })
+	slices.SortFunc(all, func(a, b verifyRow) int {
+		return cmp.Or(cmp.Compare(b.failed, a.failed), cmp.Compare(a.group, b.group))
+	})
 	shown := all
 	if rows > 0 && len(shown) > rows {
 		shown = shown[:rows]
