@@ -123,7 +123,16 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 		return err
 	}
 	defer closeStores()
-	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups}
+	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
+	// before the first write.
+	bar := newProgress(d, true)
+	defer bar.finish()
+	what := "copy: planning: reading ZooKeeper"
+	if saved != nil {
+		what = "copy: checking the plan: reading ZooKeeper"
+	}
+	pl := &migrate.Planner{Legacy: migrate.WithReadProgress(legacy, bar.reads(what)), Kafka: kafka, Filter: o.filter,
+		Policy: o.policy, ChunkGroups: o.chunkGroups}
 	src, err := copyPlan(ctx, d, pl, saved, o)
 	if err != nil {
 		return err
@@ -155,14 +164,35 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	if err != nil {
 		return err
 	}
-	bar := newProgress(d, o.output == "table", src.stats.Summary.ByAction[migrate.ActionWrite], "copy")
+	writes := src.stats.Summary.ByAction[migrate.ActionWrite]
+	if o.execute {
+		bar.phase("copy: writing", writes, "offsets")
+	} else {
+		bar.phase("copy (dry run): checking", writes, "offsets")
+	}
 	copier.Progress = bar.set
-	runErr := copier.Stream(ctx, src.stats.Head, src.groups(), src.stats.WriteGroups, o.execute, out.group)
+	runErr := copier.Stream(ctx, src.stats.Head, src.groups(), src.stats.WriteGroups, o.execute, func(g migrate.GroupResult) error {
+		bar.pause()
+		return out.group(g)
+	})
 	bar.finish()
 	if err := out.end(); err != nil {
 		return errors.Join(runErr, err)
 	}
+	bar.done(d, copyLine(out.counts, src.stats, !o.execute, bar.elapsed()))
 	return copyExit(src.stats, out.counts, runErr)
+}
+
+// copyLine is copy's closing line on stderr.
+func copyLine(n map[migrate.PartitionStatus]int, stats *migrate.PlanStats, dryRun bool, took string) string {
+	if dryRun {
+		return fmt.Sprintf("copy (dry run): %s offsets in %s groups would be written, %s already equal, %s blocked at re-check; checked in %s",
+			thousands(int64(n[migrate.StatusWouldWrite])), thousands(int64(stats.WriteGroups)), thousands(int64(n[migrate.StatusAlready])),
+			thousands(int64(n[migrate.StatusBlocked])), took)
+	}
+	return fmt.Sprintf("copy: %s offsets in %s groups written and read back in %s; %s already equal, %s blocked at re-check, %s failed",
+		thousands(int64(n[migrate.StatusWritten])), thousands(int64(stats.WriteGroups)), took, thousands(int64(n[migrate.StatusAlready])),
+		thousands(int64(n[migrate.StatusBlocked])), thousands(int64(n[migrate.StatusFailed])))
 }
 
 // openSaved opens the saved plan and takes its selection and policy from it.

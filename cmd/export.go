@@ -85,10 +85,13 @@ func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions)
 		defer closeKafka()
 		state = kafka
 	}
-	in, err := migrate.ReadInputs(ctx, legacy, state, o.flt)
+	bar := newProgress(d, true)
+	defer bar.finish()
+	in, err := migrate.ReadInputs(ctx, migrate.WithReadProgress(legacy, bar.reads("export: reading ZooKeeper")), state, o.flt)
 	if err != nil {
 		return err
 	}
+	bar.finish()
 	now := time.Now()
 	var e archive.Export
 	if o.from == string(archive.SourceZK) {
@@ -96,7 +99,7 @@ func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions)
 		for _, lg := range in.Legacy {
 			if len(lg.LiveConsumers) > 0 {
 				d.logger.Warn("legacy consumers are still registered: the export is a snapshot of offsets that may move on",
-					"group", lg.Group, "live", len(lg.LiveConsumers))
+					"group", lg.Group, "live", len(migrate.Consumers(lg.LiveConsumers)))
 			}
 		}
 	} else {

@@ -12,6 +12,8 @@ import (
 type planOptions struct {
 	selection selectionOptions
 	output    string
+	outputSet bool // --output given (or configured): no switch to the summary by size
+	rows      int
 	out       string
 	chunk     int
 	policy    migrate.Policy
@@ -40,6 +42,14 @@ A group is blocked whole when legacy consumers are still registered in ZooKeeper
 (legacy-consumers-alive: /consumers/<g>/ids or /owners non-empty) or the Kafka group has members
 (kafka-group-active). Plan writes nothing; --out saves the plan for "migrate copy --plan".
 
+The table lists every partition that is not equal. Above 1,000 partitions the default table is
+the per-group summary instead (-o summary asks for it at any size, -o table for the partitions):
+one row per group with partitions, write / skip / block counts, what blocks it (its gates, the
+legacy consumers counted as consumers, and the classes of the partitions blocked on their own)
+and the lag (the sum over its partitions of log end - ZooKeeper offset). Problems first: the
+groups with partitions blocked on their own, then the gated ones, then by name; --summary-rows
+of them (30; 0: all), the totals of every group in the footer.
+
 Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		Example: `  zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
   zk2kafka migrate plan --group-regex '^billing-' --out plan.json
@@ -47,6 +57,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
   zk2kafka migrate plan --output csv > reset.csv   # for kafka-consumer-groups --reset-offsets --from-file`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.outputSet = c.Flags().Changed("output")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -54,15 +65,20 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		},
 	}
 	o.selection.addFlags(c)
-	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, or csv (group,topic,partition,offset of the writes)")
+	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table (every partition not equal; by default the summary above 1,000 partitions), "+
+		"summary (one row per group), json, or csv (group,topic,partition,offset of the writes)")
+	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, problems first (0: every group)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
 	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	return c
 }
 
 func (o *planOptions) validate() error {
-	if err := checkOutput(o.output, "table", "json", "csv"); err != nil {
+	if err := checkOutput(o.output, "table", "summary", "json", "csv"); err != nil {
 		return err
+	}
+	if o.rows < 0 {
+		return fmt.Errorf("--summary-rows must be 0 (every group) or more, got %d", o.rows)
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk-groups must be at least 1, got %d", o.chunk)
@@ -81,16 +97,22 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 		return err
 	}
 	defer closeStores()
-	start := time.Now()
-	out := newPlanRenderer(d.stdout, o.output)
-	sink := &planSink{out: out, path: o.out}
+	bar := newProgress(d, true)
+	defer bar.finish()
+	legacy = migrate.WithReadProgress(legacy, bar.reads("plan: reading ZooKeeper"))
+	format := o.output
+	if format == "table" && !o.outputSet {
+		format = "auto"
+	}
+	out := newPlanRenderer(d.stdout, format, o.rows)
+	sink := &planSink{out: out, path: o.out, bar: bar}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err != nil {
 		return err
 	}
-	d.logger.Debug("planned", "groups", tail.Summary.Groups, "partitions", tail.Summary.Partitions, "took", time.Since(start))
+	bar.finish()
 	// Show the plan first: if saving it fails, the operator still sees what it says.
 	if err := out.End(tail); err != nil {
 		return err
@@ -101,6 +123,11 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	if o.out != "" {
 		d.logger.Info("plan saved", "file", o.out, "fingerprint", tail.Fingerprint)
 	}
+	sum := tail.Summary // the closing line, after the output: what a person reads last
+	bar.done(d, fmt.Sprintf("plan: %s offsets in %s groups read in %s; %s write, %s skip, %s block",
+		thousands(int64(sum.Partitions)), thousands(int64(sum.Groups)), bar.elapsed(),
+		thousands(int64(sum.ByAction[migrate.ActionWrite])), thousands(int64(sum.ByAction[migrate.ActionSkip])),
+		thousands(int64(sum.ByAction[migrate.ActionBlock]))))
 	if !tail.Safe() {
 		return unsafe("plan is not safe to execute: %d partition(s) blocked (see the reasons above)", tail.Summary.ByAction[migrate.ActionBlock])
 	}
@@ -112,6 +139,7 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 // the end, and the file is then never put in place.
 type planSink struct {
 	out     *planRenderer
+	bar     *progress // cleared before each write: the output may be the same terminal
 	path    string
 	file    *migrate.PlanFileWriter
 	fileErr error
@@ -128,6 +156,7 @@ func (s *planSink) Groups(gs []migrate.GroupPlan) error {
 	if s.file != nil && s.fileErr == nil {
 		s.fileErr = s.file.Groups(gs)
 	}
+	s.bar.pause()
 	return s.out.Groups(gs)
 }
 

@@ -20,7 +20,7 @@ type planJSON struct {
 
 // renderPlan writes a whole plan as the streamed plan command does.
 func renderPlan(w io.Writer, format string, p migrate.Plan) error {
-	r := newPlanRenderer(w, format)
+	r := newPlanRenderer(w, format, defaultSummaryRows)
 	if err := r.Head(p); err != nil {
 		return err
 	}
@@ -35,12 +35,13 @@ func renderPlan(w io.Writer, format string, p migrate.Plan) error {
 // writeSummary writes the table's closing lines: the counts, the gated groups, the policy.
 func writeSummary(w io.Writer, p migrate.Plan, s migrate.Summary, gated []string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nPlan: %d group(s), %d partition(s): %d to write, %d skipped, %d blocked.\n",
-		s.Groups, s.Partitions, s.ByAction[migrate.ActionWrite], s.ByAction[migrate.ActionSkip], s.ByAction[migrate.ActionBlock])
+	fmt.Fprintf(&b, "\nPlan: %s group(s), %s partition(s): %s to write, %s skipped, %s blocked.\n",
+		thousands(int64(s.Groups)), thousands(int64(s.Partitions)), thousands(int64(s.ByAction[migrate.ActionWrite])),
+		thousands(int64(s.ByAction[migrate.ActionSkip])), thousands(int64(s.ByAction[migrate.ActionBlock])))
 	var classes []string
 	for _, c := range migrate.Classes() {
 		if n := s.ByClass[c]; n > 0 {
-			classes = append(classes, fmt.Sprintf("%s %d", c, n))
+			classes = append(classes, fmt.Sprintf("%s %s", c, thousands(int64(n))))
 		}
 	}
 	if len(classes) > 0 {

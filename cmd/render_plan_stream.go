@@ -14,17 +14,28 @@ import (
 // come, so a plan of a million partitions is never held whole: JSON is the document
 // writePlanJSON always wrote, byte for byte; CSV the same rows; the table is one table per
 // chunk of groups or tableRows rows (a small plan looks as before), the summary after the last.
+// "summary" is the per-group view (groupSummary); "auto", the default table, is the table up to
+// autoSummaryPartitions partitions (held until the plan ends or passes that size) and the
+// per-group view above.
 type planRenderer struct {
-	w      io.Writer
-	format string
-	head   migrate.Plan
-	json   *migrate.GroupsEncoder
-	csv    *csv.Writer
-	gated  []string // the table summary's "Group %q is gated" lines, a few words per gated group
+	w       io.Writer
+	format  string
+	head    migrate.Plan
+	json    *migrate.GroupsEncoder
+	csv     *csv.Writer
+	gated   []string // the table summary's "Group %q is gated" lines, one per gated group
+	rows    int      // the summary's rows (0: every group)
+	summary *groupSummary
+	pending []migrate.GroupPlan // "auto": the groups so far, while they are few
+	parts   int                 // "auto": their partitions
 }
 
-func newPlanRenderer(w io.Writer, format string) *planRenderer {
-	return &planRenderer{w: w, format: format}
+func newPlanRenderer(w io.Writer, format string, summaryRows int) *planRenderer {
+	r := &planRenderer{w: w, format: format, rows: summaryRows}
+	if format == "summary" {
+		r.summary = newGroupSummary(summaryRows)
+	}
+	return r
 }
 
 func (r *planRenderer) Head(p migrate.Plan) error {
@@ -52,9 +63,30 @@ func (r *planRenderer) Groups(gs []migrate.GroupPlan) error {
 	case "csv":
 		return writeCSVRows(r.csv, gs)
 	}
+	if r.summary != nil {
+		r.summary.add(gs)
+		return nil
+	}
+	if r.format == "auto" {
+		r.pending = append(r.pending, gs...)
+		for _, g := range gs {
+			r.parts += len(g.Entries)
+		}
+		if r.parts > autoSummaryPartitions {
+			r.summary = newGroupSummary(r.rows)
+			r.summary.add(r.pending)
+			r.pending = nil
+		}
+		return nil
+	}
+	return r.tableGroups(gs)
+}
+
+// tableGroups writes the groups' rows of the per-partition table.
+func (r *planRenderer) tableGroups(gs []migrate.GroupPlan) error {
 	for _, g := range gs {
-		for _, gate := range g.Gates {
-			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, gate))
+		if len(g.Gates) > 0 {
+			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, migrate.GateReason(g)))
 		}
 	}
 	return writeTableRows(r.w, gs)
@@ -71,6 +103,17 @@ func (r *planRenderer) End(tail migrate.PlanTail) error {
 	case "csv":
 		r.csv.Flush()
 		return r.csv.Error()
+	}
+	if r.summary != nil {
+		if err := r.summary.render(r.w); err != nil {
+			return err
+		}
+		return writeSummary(r.w, p, tail.Summary, nil)
+	}
+	if len(r.pending) > 0 {
+		if err := r.tableGroups(r.pending); err != nil {
+			return err
+		}
 	}
 	return writeSummary(r.w, p, tail.Summary, r.gated)
 }

@@ -109,4 +109,6 @@ type deps struct {
 	stores         storeOpener
 	// viaTopic opens the __consumer_offsets reader of verify --via-topic (see committedSource).
 	viaTopic viaTopicOpener
+	// terminal reports whether stderr is a terminal, for the progress bar (nil: ask the OS).
+	terminal func() bool
 }

@@ -19,6 +19,7 @@ type verifyOptions struct {
 	strict       bool
 	maxKafkaLead int64
 	output       string
+	rows         int
 	viaTopic     bool
 	mark         bool
 
@@ -44,7 +45,9 @@ func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
                     fails even when ZooKeeper holds the same offset (a consumer starting there
                     resets by auto.offset.reset)
 
-A group passes when every one of its partitions does. With --mark, every group that passes
+A group passes when every one of its partitions does. -o summary is one row per group (partitions,
+ok, failed, verdict, the failing statuses and live legacy consumers), the failing groups first,
+--summary-rows of them (30; 0: all), the totals in the footer. With --mark, every group that passes
 (and has no live legacy consumers) gets a cutover marker in ZooKeeper,
 /consumers/<group>/zk2kafka-migrated, beside its offsets; no offset is ever deleted.
 
@@ -64,15 +67,19 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 	f := c.Flags()
 	f.BoolVar(&o.strict, "strict", false, "require exact equality: kafka-ahead fails too")
 	f.Int64Var(&o.maxKafkaLead, "max-kafka-lead", -1, "kafka-ahead fails when Kafka is more than N offsets ahead (-1: no limit)")
-	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json, or junit (JUnit XML for CI)")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, summary (one row per group, failing first), json, or junit (JUnit XML for CI)")
+	f.IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups -o summary lists, failing first (0: every group)")
 	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (an independent check)")
 	f.BoolVar(&o.mark, "mark", false, "write the cutover marker /consumers/<group>/zk2kafka-migrated for each group that passes")
 	return c
 }
 
 func (o *verifyOptions) validate() error {
-	if err := checkOutput(o.output, verify.Formats()...); err != nil {
+	if err := checkOutput(o.output, append(verify.Formats(), "summary")...); err != nil {
 		return err
+	}
+	if o.rows < 0 {
+		return fmt.Errorf("--summary-rows must be 0 (every group) or more, got %d", o.rows)
 	}
 	o.opts = verify.Options{Strict: o.strict}
 	// By value, not by Changed: a value from the environment or the config file counts too.
@@ -115,10 +122,13 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return err
 	}
 	defer closeKafka()
-	in, err := migrate.ReadInputs(ctx, legacy, kafka, o.flt)
+	bar := newProgress(d, true)
+	defer bar.finish()
+	in, err := migrate.ReadInputs(ctx, migrate.WithReadProgress(legacy, bar.reads("verify: reading ZooKeeper")), kafka, o.flt)
 	if err != nil {
 		return err
 	}
+	bar.finish()
 	states := in.Groups
 	if o.viaTopic {
 		if states, err = readViaTopic(ctx, d, g, in); err != nil {
@@ -138,14 +148,21 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 	if o.mark {
 		markErr = markPassed(ctx, d, marker, &report)
 	}
-	if err := verify.Render(d.stdout, o.output, report); err != nil {
+	if o.output == "summary" {
+		err = writeVerifySummary(d.stdout, report, o.rows)
+	} else {
+		err = verify.Render(d.stdout, o.output, report)
+	}
+	if err != nil {
 		return err
 	}
+	s := report.Summary
+	bar.done(d, fmt.Sprintf("verify: %s offsets in %s groups compared in %s; %s partitions fail, %s groups fail",
+		thousands(int64(s.Partitions)), thousands(int64(s.Groups)), bar.elapsed(), thousands(int64(s.Failed)), thousands(int64(s.GroupsFailed))))
 	if markErr != nil {
 		return markErr
 	}
 	if !report.Pass {
-		s := report.Summary
 		oor := s.ByStatus[verify.StatusKafkaOutOfRange]
 		what := "the stores disagree"
 		switch {

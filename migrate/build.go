@@ -79,7 +79,7 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	}
 	gp.Entries = entries
 	if len(gp.Gates) > 0 {
-		why := gateReason(gp, ks)
+		why := gateBlockPrefix + gateWords(gp, false)
 		for i := range gp.Entries {
 			if e := &gp.Entries[i]; e.Action == ActionWrite {
 				e.Action = ActionBlock
@@ -263,30 +263,4 @@ func adjust(off, adj int64) (int64, bool) {
 	}
 	v := off + adj
 	return v, v >= 0
-}
-
-// gateReason names every gate of the group with the facts behind it.
-func gateReason(gp GroupPlan, ks GroupState) string {
-	var parts []string
-	for _, g := range gp.Gates {
-		switch g {
-		case GateLegacyConsumersAlive:
-			parts = append(parts, fmt.Sprintf("%s (%d live legacy consumers: %s)",
-				g, len(gp.LiveConsumers), listShort(gp.LiveConsumers, 3)))
-		case GateKafkaGroupActive:
-			state := ks.State
-			if state == "" {
-				state = "unknown"
-			}
-			parts = append(parts, fmt.Sprintf("%s (Kafka group %s, %d members)", g, state, ks.Members))
-		}
-	}
-	return "blocked by " + strings.Join(parts, " and ")
-}
-
-func listShort(xs []string, n int) string {
-	if len(xs) <= n {
-		return strings.Join(xs, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
 }

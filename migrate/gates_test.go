@@ -38,21 +38,22 @@ func TestBuildGates(t *testing.T) {
 		members int
 		want    []migrate.Gate
 		mention []string // what the reason of a blocked write must name
+		group   string   // what the group's GateReason names: the consumers, said once per group, not per entry
 	}{
-		{"none, group absent", nil, "", 0, nil, nil},
-		{"none, empty group", nil, "Empty", 0, nil, nil},
-		{"none, dead group", nil, "Dead", 0, nil, nil},
+		{"none, group absent", nil, "", 0, nil, nil, ""},
+		{"none, empty group", nil, "Empty", 0, nil, nil, ""},
+		{"none, dead group", nil, "Dead", 0, nil, nil, ""},
 		{"legacy consumers alive", []string{"c2", "c1"}, "Empty", 0,
-			[]migrate.Gate{migrate.GateLegacyConsumersAlive}, []string{"legacy-consumers-alive", "c1, c2", "would write"}},
+			[]migrate.Gate{migrate.GateLegacyConsumersAlive}, []string{"legacy-consumers-alive", "2 live legacy consumers", "would write"}, "c1, c2"},
 		{"kafka group stable", nil, "Stable", 3,
-			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "Stable", "3 members"}},
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "Stable", "3 members"}, "(Kafka group Stable, 3 members)"},
 		{"kafka group rebalancing, no members", nil, "PreparingRebalance", 0,
-			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "PreparingRebalance"}},
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "PreparingRebalance"}, "PreparingRebalance, 0 members"},
 		{"empty state but members", nil, "Empty", 2,
-			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "2 members"}},
+			[]migrate.Gate{migrate.GateKafkaGroupActive}, []string{"kafka-group-active", "2 members"}, "Empty, 2 members"},
 		{"both", []string{"c1"}, "Stable", 1,
 			[]migrate.Gate{migrate.GateLegacyConsumersAlive, migrate.GateKafkaGroupActive},
-			[]string{"legacy-consumers-alive", "kafka-group-active"}},
+			[]string{"legacy-consumers-alive", "kafka-group-active"}, "(1 live legacy consumer: c1) and kafka-group-active (Kafka group Stable, 1 member)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,8 +65,16 @@ func TestBuildGates(t *testing.T) {
 			if g.KafkaState != tt.state || g.KafkaMembers != tt.members {
 				t.Errorf("kafka state = %q/%d, want %q/%d", g.KafkaState, g.KafkaMembers, tt.state, tt.members)
 			}
+			if why := migrate.GateReason(g); !strings.Contains(why, tt.group) {
+				t.Errorf("GateReason = %q, does not name %q", why, tt.group)
+			}
 			for i, e := range g.Entries {
 				u := ungated.Entries[i]
+				for _, c := range tt.live {
+					if strings.Contains(e.Reason, c) {
+						t.Errorf("partition %d: reason %q repeats the group's consumer %q", i, e.Reason, c)
+					}
+				}
 				if e.Class != u.Class || e.Target != u.Target {
 					t.Errorf("partition %d: class/target changed by gate: %s %d, was %s %d", i, e.Class, e.Target, u.Class, u.Target)
 				}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // The JUnit XML layout CI systems (Jenkins, GitLab, GitHub Actions reporters) read: one
@@ -124,7 +126,7 @@ func groupCounts(g Group) string {
 		s += fmt.Sprintf("; Kafka group %s with %d member(s)", g.KafkaState, g.KafkaMembers)
 	}
 	if len(g.LiveConsumers) > 0 {
-		s += fmt.Sprintf("; %d live legacy consumer(s)", len(g.LiveConsumers))
+		s += fmt.Sprintf("; %d live legacy consumer(s)", len(migrate.Consumers(g.LiveConsumers)))
 	}
 	if g.Marked {
 		s += "; marked migrated"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // Formats are the report renderings Render knows.
@@ -86,7 +87,7 @@ func summaryText(r Report) string {
 			fmt.Fprintf(&b, "Group %q passes and is marked migrated in ZooKeeper.\n", g.Group)
 		}
 		if len(g.LiveConsumers) > 0 {
-			fmt.Fprintf(&b, "Group %q still has %d live legacy consumer(s): its ZooKeeper offsets may still move.\n", g.Group, len(g.LiveConsumers))
+			fmt.Fprintf(&b, "Group %q still has %d live legacy consumer(s): its ZooKeeper offsets may still move.\n", g.Group, len(migrate.Consumers(g.LiveConsumers)))
 		}
 	}
 	fmt.Fprintf(&b, "Options: --strict=%t --max-kafka-lead=%s.\n", r.Options.Strict, leadText(r.Options.MaxKafkaLead))

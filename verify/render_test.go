@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func sample() Report {
 	legacy := []migrate.LegacyGroup{
 		{Group: "orders", Offsets: []migrate.LegacyOffset{off("t", 0, 10), off("t", 1, 20)}},
-		{Group: `billing<&">`, LiveConsumers: []string{"ids/c1"}, Offsets: []migrate.LegacyOffset{
+		{Group: `billing<&">`, LiveConsumers: []string{"ids/c1", "owners/t/0=c1-0", "owners/t/1=c1-0"}, Offsets: []migrate.LegacyOffset{
 			off("t", 0, 10), off("t", 1, 20),
 			{Topic: "t", Partition: 2, Path: "/consumers/g/offsets/t/2", Invalid: "empty offset data"},
 			off("t", 4, 900),
@@ -156,7 +156,7 @@ func TestTable(t *testing.T) {
 	out := buf.String()
 	for _, w := range []string{"kafka-behind", "missing-in-zk", "FAIL", "kafka-ahead", "ok",
 		"2 group(s), 7 partition(s): 1 match, 1 kafka-ahead, 1 kafka-behind, 1 missing-in-kafka, 1 missing-in-zk, 1 invalid-znode, 1 kafka-out-of-range",
-		"Groups: 1 passed, 1 failed.", `Group "billing<&\">" FAILS: 4 partition(s) disagree, 1 Kafka offset(s) outside the log.`, "live legacy consumer",
+		"Groups: 1 passed, 1 failed.", `Group "billing<&\">" FAILS: 4 partition(s) disagree, 1 Kafka offset(s) outside the log.`, "still has 1 live legacy consumer(s)",
 		"kafka-out-of-range │ 900 │ 900", "Kafka commit 900 is above the log end 800", "Kafka holds 1 committed offset(s) outside the partition's log",
 		"--max-kafka-lead=100", "The stores DISAGREE"} {
 		if !strings.Contains(out, w) {
