@@ -31,8 +31,8 @@ func flagValues() (byName map[string][]string, output map[string][]string) {
 			"log-format":           {"text", "json"},
 			"kafka-sasl-mechanism": kafkawriter.Mechanisms(),
 		}, map[string][]string{
-			"plan":    {"table", "json", "csv"},
-			"verify":  {"table", "json", "junit"},
+			"plan":    {"table", "summary", "json", "csv"},
+			"verify":  {"table", "summary", "json", "junit"},
 			"copy":    {"table", "json"},
 			"restore": {"table", "json"},
 		}

@@ -30,9 +30,9 @@ func TestCompleteFlagValues(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"migrate", "plan", "--output", ""}, "table json csv"},
-		{[]string{"migrate", "plan", "-o", "j"}, "table json csv"}, // the shell filters by prefix
-		{[]string{"migrate", "verify", "--output", ""}, "table json junit"},
+		{[]string{"migrate", "plan", "--output", ""}, "table summary json csv"},
+		{[]string{"migrate", "plan", "-o", "j"}, "table summary json csv"}, // the shell filters by prefix
+		{[]string{"migrate", "verify", "--output", ""}, "table summary json junit"},
 		{[]string{"migrate", "copy", "--output", ""}, "table json"},
 		{[]string{"restore", "--output", ""}, "table json"},
 		{[]string{"migrate", "plan", "--on-conflict", ""}, "max zk kafka fail"},

@@ -114,4 +114,3 @@ func (l *loop) dirtyCount() int {
 	defer l.mu.Unlock()
 	return len(l.dirty)
 }
-

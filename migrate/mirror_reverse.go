@@ -73,4 +73,3 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 		l.remark([]string{st.Group})
 	}
 }
-
