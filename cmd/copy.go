@@ -65,6 +65,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 		},
 	}
 	o.selection.addFlags(c)
+	o.selection.addAllowEmpty(c)
 	f := c.Flags()
 	f.StringVar(&o.planFile, "plan", "", "execute this saved plan (from migrate plan --out) instead of planning afresh")
 	f.BoolVar(&o.replan, "replan", false, "with --plan: if the stores changed since the plan, use a fresh plan instead of refusing")
@@ -175,6 +176,7 @@ func openSaved(o *copyOptions) (*copySource, error) {
 	if err == nil {
 		o.policy = head.Policy
 		o.filter, err = migrate.NewFilterFromSpec(head.Filter)
+		o.filter.AllowEmpty = o.selection.allowEmpty
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("plan file %s: %w", o.planFile, err), src.close())

@@ -54,6 +54,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		},
 	}
 	o.selection.addFlags(c)
+	o.selection.addAllowEmpty(c)
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, or csv (group,topic,partition,offset of the writes)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
 	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")

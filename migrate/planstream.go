@@ -110,6 +110,9 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 	if err := ctx.Err(); err != nil {
 		return PlanTail{}, err
 	}
+	if err := checkKept(ctx, pl.Legacy, pl.Filter, len(names), sum.Groups); err != nil {
+		return PlanTail{}, err
+	}
 	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil
 }
 
