@@ -87,6 +87,9 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	sink := &planSink{out: out, path: o.out}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
+	if pl.Cluster, err = clusterIdentity(ctx, g, kafka); err != nil {
+		return err
+	}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err != nil {
 		return err
