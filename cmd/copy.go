@@ -101,8 +101,10 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 				return fmt.Errorf("--%s: a saved plan (--plan) carries its own selection and policy; re-run plan to change them", name)
 			}
 		}
-	} else if o.replan || o.force {
-		return errors.New("--replan and --force need --plan")
+	} else if o.replan {
+		return errors.New("--replan needs --plan")
+	} else if o.force {
+		return errors.New("--force needs --plan: it runs a saved plan made on another cluster")
 	}
 	if o.execute && o.backup == "" {
 		o.backup = "zk2kafka-backup-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
