@@ -140,5 +140,5 @@ func checkKept(ctx context.Context, legacy LegacyStore, f Filter, selected, kept
 		return nil
 	}
 	root, _ := LocateGroups(ctx, legacy)
-	return &SelectionError{Filter: f.Spec(), Root: root, Listed: -1, Selected: selected}
+	return &SelectionError{Filter: f.Spec(), Root: root, Selected: selected}
 }
