@@ -131,10 +131,10 @@ func TestPlanJSONSchema(t *testing.T) {
 }
 
 // savePlan runs `migrate plan --out` into dir and returns the plan file's path.
-func savePlan(t *testing.T, f fakeStores, dir string) string {
+func savePlan(t *testing.T, f fakeStores, dir string, more ...string) string {
 	t.Helper()
 	planFile := filepath.Join(dir, "plan.json")
-	if _, errOut, code := run(t, f, "migrate", "plan", "--out", planFile); code != ExitOK {
+	if _, errOut, code := run(t, f, append([]string{"migrate", "plan", "--out", planFile}, more...)...); code != ExitOK {
 		t.Fatalf("plan exit %d: %s", code, errOut)
 	}
 	return planFile

@@ -24,9 +24,12 @@ type copyOptions struct {
 	parallel    int
 	recheck     string
 	chunkGroups int
+	force       bool
 
 	policy migrate.Policy
 	filter migrate.Filter
+	// savedCluster is the saved plan's cluster (nil: none recorded).
+	savedCluster *migrate.ClusterIdentity
 }
 
 func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -46,7 +49,8 @@ less per offset; a change made during the copy by an unregistered writer is then
 verify). Every Kafka offset about to
 be overwritten is first saved to a backup file (--backup), then each written offset is read
 back. An interrupted copy is resumed by running it again: offsets already written are found
-equal and left alone.
+equal and left alone. A saved plan made on another cluster (Kafka cluster id, ZooKeeper
+servers or chroot) is refused unless --force.
 
 Without --execute nothing is written: copy shows what it would write.
 
@@ -65,8 +69,10 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 		},
 	}
 	o.selection.addFlags(c)
+	o.selection.addAllowEmpty(c)
 	f := c.Flags()
 	f.StringVar(&o.planFile, "plan", "", "execute this saved plan (from migrate plan --out) instead of planning afresh")
+	f.BoolVar(&o.force, "force", false, "with --plan: run a plan made on another cluster (its Kafka cluster id, ZooKeeper servers or chroot differ)")
 	f.BoolVar(&o.replan, "replan", false, "with --plan: if the stores changed since the plan, use a fresh plan instead of refusing")
 	f.BoolVar(&o.execute, "execute", false, "really write into Kafka (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
@@ -97,6 +103,8 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 		}
 	} else if o.replan {
 		return errors.New("--replan needs --plan")
+	} else if o.force {
+		return errors.New("--force needs --plan: it runs a saved plan made on another cluster")
 	}
 	if o.execute && o.backup == "" {
 		o.backup = "zk2kafka-backup-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
@@ -133,6 +141,14 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	}
 	pl := &migrate.Planner{Legacy: migrate.WithReadProgress(legacy, bar.reads(what)), Kafka: kafka, Filter: o.filter,
 		Policy: o.policy, ChunkGroups: o.chunkGroups}
+	if pl.Cluster, err = clusterIdentity(ctx, g, kafka); err != nil {
+		return err
+	}
+	if saved != nil {
+		if err := checkPlanCluster(d, o, o.savedCluster, pl.Cluster); err != nil {
+			return err
+		}
+	}
 	src, err := copyPlan(ctx, d, pl, saved, o)
 	if err != nil {
 		return err
@@ -205,6 +221,8 @@ func openSaved(o *copyOptions) (*copySource, error) {
 	if err == nil {
 		o.policy = head.Policy
 		o.filter, err = migrate.NewFilterFromSpec(head.Filter)
+		o.filter.AllowEmpty = o.selection.allowEmpty
+		o.savedCluster = head.Cluster
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("plan file %s: %w", o.planFile, err), src.close())

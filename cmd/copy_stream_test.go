@@ -55,8 +55,13 @@ func TestCopyAcrossChunkBoundaries(t *testing.T) {
 				dir := t.TempDir()
 				args := []string{"migrate", "copy", "--execute", "--chunk-groups", fmt.Sprint(chunk), "--batch-groups", "3",
 					"--backup", filepath.Join(dir, "b.jsonl"), "-o", "json"}
+				var empty []string
+				if n == 0 {
+					empty = []string{"--allow-empty"}
+					args = append(args, empty...)
+				}
 				if saved {
-					planFile := savePlan(t, f, dir)
+					planFile := savePlan(t, f, dir, empty...)
 					args = append(args, "--plan", planFile)
 				}
 				out, errOut, code := run(t, f, args...)

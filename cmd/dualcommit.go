@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -205,6 +206,12 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		m.Limiter = migrate.NewLimiter(o.maxPerSecond, nil)
 	}
 	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection.filterOptions), livenessWindow(o.pollInterval), expiries)
+	// Where else groups are (a chroot one level off), asked once, the first time the selection
+	// is empty: a warning for people, on the loop's goroutine, cheap (a listing and a few Exists).
+	obs.nearby = sync.OnceValue(func() string {
+		_, nearby := migrate.LocateGroups(ctx, legacy)
+		return migrate.NearbyHint(nearby)
+	})
 	m.Observer = obs
 	if lease != nil { // a dry run, or a store without a watcher, has none
 		obs.lease = lease.State

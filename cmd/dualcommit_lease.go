@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -61,21 +60,8 @@ func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate
 	return lease, nil
 }
 
-// describe is the selection as flags, for the lease znode.
+// describe is the selection as flags, as given, for the lease znode and the logs.
 func (s *filterOptions) describe() string {
-	var parts []string
-	for _, g := range s.groups {
-		parts = append(parts, "--group "+g)
-	}
-	for _, f := range []struct{ name, v string }{
-		{"--group-regex", s.groupRegex}, {"--topic-regex", s.topicRegex}, {"--exclude-group-regex", s.excludeRegex},
-	} {
-		if f.v != "" {
-			parts = append(parts, fmt.Sprintf("%s %q", f.name, f.v))
-		}
-	}
-	if len(parts) == 0 {
-		return "every group"
-	}
-	return strings.Join(parts, " ")
+	return migrate.FilterSpec{Groups: s.groups, GroupRegex: s.groupRegex, TopicRegex: s.topicRegex,
+		ExcludeGroupRegex: s.excludeRegex}.Flags()
 }

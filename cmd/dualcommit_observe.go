@@ -37,7 +37,9 @@ type dualObserver struct {
 	execute bool
 	// where names the selection and the store for the "waiting for a group" warning.
 	where string
-	m     *dualMetrics
+	// nearby, when set, says where else groups are (a chroot one level off) for that warning.
+	nearby func() string
+	m      *dualMetrics
 	// lease, when set, is the single-writer lease's state; nil: no lease is taken (dry run).
 	lease func() (held bool, holder string)
 	// livenessWindow: /healthz fails when the loop made no progress for longer.
@@ -164,7 +166,13 @@ func (o *dualObserver) SelectionChanged(sel migrate.Selection) {
 			"under", o.where)
 	}
 	if len(sel.Groups) == 0 {
-		o.log.Warn("waiting for a group matching the selection", "under", o.where)
+		args := []any{"under", o.where, "groups_there", sel.Listed}
+		if o.nearby != nil {
+			if hint := o.nearby(); hint != "" {
+				args = append(args, "hint", hint)
+			}
+		}
+		o.log.Warn("waiting for a group matching the selection", args...)
 		return
 	}
 	o.log.Info("selection", "groups", len(sel.Groups), "added", len(sel.Added), "removed", len(sel.Removed))

@@ -48,6 +48,7 @@ JSON lists them under "invalid"), 1 error.`,
 		},
 	}
 	o.filter.addFlags(c)
+	o.filter.addAllowEmpty(c)
 	f := c.Flags()
 	f.StringVar(&o.from, "from", "zk", "store to export: zk or kafka")
 	f.StringVar(&o.format, "format", "json", "file format: json or csv (group,topic,partition,offset)")

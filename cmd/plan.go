@@ -65,6 +65,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		},
 	}
 	o.selection.addFlags(c)
+	o.selection.addAllowEmpty(c)
 	c.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table (every partition not equal; by default the summary above 1,000 partitions), "+
 		"summary (one row per group), json, or csv (group,topic,partition,offset of the writes)")
 	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, problems first (0: every group)")
@@ -108,6 +109,9 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	sink := &planSink{out: out, path: o.out, bar: bar}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
+	if pl.Cluster, err = clusterIdentity(ctx, g, kafka); err != nil {
+		return err
+	}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err != nil {
 		return err

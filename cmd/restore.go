@@ -70,6 +70,7 @@ restorable, 1 an error or a partition that failed.`,
 		},
 	}
 	o.filter.addFlags(c)
+	o.filter.addAllowEmpty(c)
 	f := c.Flags()
 	f.StringVar(&o.to, "to", "", "store to write: kafka or zk (required)")
 	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
@@ -115,8 +116,13 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if err != nil {
 		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
 	}
+	inFile := len(file.Groups())
 	if file, err = file.Select(o.flt); err != nil {
 		return fmt.Errorf("restore file %s: %w", o.file, err)
+	}
+	if len(file.Entries) == 0 && !o.flt.AllowEmpty {
+		return fmt.Errorf("restore file %s: %w: the selection (%s) matches no offset of its %d group(s); nothing was written (--allow-empty runs on an empty selection)",
+			o.file, migrate.ErrEmptySelection, o.filter.describe(), inFile)
 	}
 	sum := sha256.Sum256(data)
 	fingerprint := "restore:" + hex.EncodeToString(sum[:])

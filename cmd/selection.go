@@ -14,6 +14,7 @@ type filterOptions struct {
 	groupRegex   string
 	topicRegex   string
 	excludeRegex string
+	allowEmpty   bool
 }
 
 func (s *filterOptions) addFlags(c *cobra.Command) {
@@ -24,9 +25,18 @@ func (s *filterOptions) addFlags(c *cobra.Command) {
 	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out groups matching this regular expression (wins over --group)")
 }
 
+// addAllowEmpty adds --allow-empty, for the verbs that read offsets once (plan, copy, verify,
+// export, restore); dual-commit waits for groups instead and has no use for it.
+func (s *filterOptions) addAllowEmpty(c *cobra.Command) {
+	c.Flags().BoolVar(&s.allowEmpty, "allow-empty", false,
+		"run on a selection that matches no group (otherwise an error: a gate on nothing would pass)")
+}
+
 // filter checks the options before any network call.
 func (s *filterOptions) filter() (migrate.Filter, error) {
-	return migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
+	f, err := migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
+	f.AllowEmpty = s.allowEmpty
+	return f, err
 }
 
 // selectionOptions are the filter flags plus how conflicts are decided; plan and copy share

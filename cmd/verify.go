@@ -64,6 +64,7 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 		},
 	}
 	o.filter.addFlags(c)
+	o.filter.addAllowEmpty(c)
 	f := c.Flags()
 	f.BoolVar(&o.strict, "strict", false, "require exact equality: kafka-ahead fails too")
 	f.Int64Var(&o.maxKafkaLead, "max-kafka-lead", -1, "kafka-ahead fails when Kafka is more than N offsets ahead (-1: no limit)")

@@ -131,3 +131,17 @@ func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32)
 		return nil
 	})
 }
+
+// ClusterID returns the cluster id of the brokers' Metadata answer ("" from brokers older than
+// 0.10.1, which have none). The request names __consumer_offsets: a Metadata request without
+// topics asks for every topic of the cluster.
+func (c *Client) ClusterID(ctx context.Context) (string, error) {
+	resp, err := c.metadata(ctx, []string{"__consumer_offsets"})
+	if err != nil {
+		return "", fmt.Errorf("read the kafka cluster id: %w", err)
+	}
+	if resp.ClusterID == nil {
+		return "", nil
+	}
+	return *resp.ClusterID, nil
+}

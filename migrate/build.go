@@ -108,6 +108,8 @@ func buildEntries(group string, offsets []LegacyOffset, ks GroupState, topics ma
 		if paths := duplicateZnodes(offsets, i); len(paths) > 1 {
 			e = invalidEntry(o, fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first",
 				len(paths), strings.Join(paths, ", ")))
+		} else if o.Note != "" && o.Invalid == "" {
+			e.Reason += "; " + o.Note
 		}
 		entries = append(entries, e)
 	}

@@ -145,3 +145,27 @@ func TestBuildRejectsIncompleteInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildNote: a legacy offset's note (zkreader's whitespace note) is said in its entry's
+// reason, after the classification, whatever the class; an invalid znode's reason is its own.
+func TestBuildNote(t *testing.T) {
+	note := `znode data " 42" has whitespace around the offset: read as 42`
+	in := migrate.Inputs{
+		Legacy: []migrate.LegacyGroup{{Group: "g", Offsets: []migrate.LegacyOffset{
+			{Topic: "t", Partition: 0, Offset: 42, Path: "/consumers/g/offsets/t/0", Note: note},
+			{Topic: "t", Partition: 1, Offset: 500, Path: "/consumers/g/offsets/t/1", Note: note},
+			{Topic: "t", Partition: 2, Path: "/consumers/g/offsets/t/2", Invalid: "empty offset data", Note: note},
+		}}},
+		Topics: map[string]migrate.TopicInfo{"t": {Exists: true, Partitions: map[int32]migrate.PartitionRange{
+			0: {LogEnd: 100}, 1: {LogEnd: 100}, 2: {LogEnd: 100}}}},
+		Groups: map[string]migrate.GroupState{"g": {State: "Empty"}},
+	}
+	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	want := []string{"ZooKeeper 42; Kafka has no commit: write 42; " + note,
+		"ZooKeeper 500 is above log end 100: --out-of-range=fail; " + note, "empty offset data"}
+	for i, e := range plan.Groups[0].Entries {
+		if e.Reason != want[i] {
+			t.Errorf("partition %d reason %q, want %q", e.Partition, e.Reason, want[i])
+		}
+	}
+}

@@ -17,6 +17,9 @@ type Filter struct {
 	GroupRegex        *regexp.Regexp
 	TopicRegex        *regexp.Regexp
 	ExcludeGroupRegex *regexp.Regexp
+	// AllowEmpty lets a run go on when the selection matches no group (--allow-empty); otherwise
+	// that is an error (ErrEmptySelection). It is not part of the selection: Spec leaves it out.
+	AllowEmpty bool
 }
 
 // FilterSpec is the textual form of a Filter, as given on the command line. It is stored in the

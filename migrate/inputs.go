@@ -43,6 +43,11 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 		<-kafkaGroups // no Kafka call outlives ReadInputs
 		return Inputs{}, err
 	}
+	if err := checkKept(ctx, legacy, filter, len(names), len(in.Legacy)); err != nil {
+		cancel()
+		<-kafkaGroups
+		return Inputs{}, err
+	}
 	kg := <-kafkaGroups
 	if kg.err != nil {
 		return Inputs{}, kg.err
@@ -110,14 +115,16 @@ func readKafkaGroups(ctx context.Context, kafka KafkaState, names []string) <-ch
 }
 
 // listSelected lists the legacy groups and returns those the filter selects, sorted; a group
-// named exactly (--group) must exist.
+// named exactly (--group) must exist, and the selection must not be empty unless the filter
+// allows it. It is where every verb that reads offsets selects its groups (dual-commit, which
+// waits for groups, selects with selectGroups): the refusal is a SelectionError.
 func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, error) {
 	sel, err := selectGroups(ctx, legacy, f)
 	if err != nil {
 		return nil, err
 	}
-	if len(sel.Missing) > 0 {
-		return nil, fmt.Errorf("group %q (--group): %w under /consumers", sel.Missing[0], ErrGroupNotFound)
+	if len(sel.Missing) > 0 || (len(sel.Groups) == 0 && !f.AllowEmpty) {
+		return nil, selectionError(ctx, legacy, f, sel)
 	}
 	return sel.Groups, nil
 }
@@ -129,7 +136,7 @@ func selectGroups(ctx context.Context, legacy LegacyStore, f Filter) (Selection,
 	if err != nil {
 		return Selection{}, fmt.Errorf("list legacy groups: %w", err)
 	}
-	var sel Selection
+	sel := Selection{Listed: len(all)}
 	for _, g := range all {
 		if f.MatchGroup(g) {
 			sel.Groups = append(sel.Groups, g)

@@ -98,6 +98,7 @@ func TestReadInputsNothingSelected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.AllowEmpty = true
 	in, err := migrate.ReadInputs(t.Context(), legacy, kafka, f)
 	if err != nil {
 		t.Fatal(err)

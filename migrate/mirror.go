@@ -90,6 +90,8 @@ type Selection struct {
 	Added, Removed []string // since the previous report
 	// Missing are the groups named exactly (--group) that are not under /consumers (yet).
 	Missing []string
+	// Listed is how many groups are under /consumers, selected or not.
+	Listed int
 }
 
 // LoopState is what an orchestrator needs to know of a running mirror.

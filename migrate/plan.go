@@ -94,8 +94,11 @@ type Plan struct {
 	Retention     Duration  `json:"offsets_retention,omitempty"`
 	// Filter is the selection the plan was read with: copy reads the same selection again to
 	// recompute the fingerprint.
-	Filter FilterSpec  `json:"filter"`
-	Groups []GroupPlan `json:"groups"`
+	Filter FilterSpec `json:"filter"`
+	// Cluster names the stores the plan was made from; copy refuses a plan of another cluster.
+	// Nil in a plan written before it was recorded.
+	Cluster *ClusterIdentity `json:"cluster,omitempty"`
+	Groups  []GroupPlan      `json:"groups"`
 	// Fingerprint is a hash of every input the plan was computed from (ZooKeeper offsets,
 	// Kafka commits, group states, log ranges): a later copy recomputes it to detect drift.
 	Fingerprint string `json:"fingerprint"`

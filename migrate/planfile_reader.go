@@ -11,13 +11,13 @@ import (
 )
 
 // planTopKeys are the keys of a plan document's top-level object.
-var planTopKeys = []string{"schema_version", "created_at", "policy", "offsets_retention", "filter", "groups", "fingerprint"}
+var planTopKeys = []string{"schema_version", "created_at", "policy", "offsets_retention", "filter", "cluster", "groups", "fingerprint"}
 
 // headKeys are the keys ReadPlanHead must have seen to stop at the groups (offsets_retention
-// may be left out). plan writes them first; a file reordered by hand may put one after the
+// may be left out; a plan written before cluster was recorded is read whole, to its end). plan writes them first; a file reordered by hand may put one after the
 // groups, and is then read on: stopping early returned an empty filter, and copy planned every
 // group in ZooKeeper in place of the file's selection.
-var headKeys = []string{"schema_version", "created_at", "policy", "filter"}
+var headKeys = []string{"schema_version", "created_at", "policy", "filter", "cluster"}
 
 // ScanPlan reads exactly one plan from r as strictly as DecodePlan, one group at a time: each
 // group is checked (its keys, then as Validate checks it, in name order) and handed to fn

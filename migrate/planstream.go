@@ -25,6 +25,8 @@ type Planner struct {
 	Policy Policy
 	// ChunkGroups is how many groups are planned together (0: DefaultChunkGroups).
 	ChunkGroups int
+	// Cluster, when known, is recorded in the plan (Plan.Cluster).
+	Cluster *ClusterIdentity
 }
 
 // PlanSink receives a streamed plan: Head once with every field known before the groups
@@ -73,7 +75,7 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 	}
 	retention := r.d
 	head := Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: now.UTC(), Policy: pl.Policy,
-		Retention: Duration(retention), Filter: pl.Filter.Spec(), Groups: []GroupPlan{}}
+		Retention: Duration(retention), Filter: pl.Filter.Spec(), Cluster: pl.Cluster, Groups: []GroupPlan{}}
 	if err := sink.Head(head); err != nil {
 		return PlanTail{}, err
 	}
@@ -108,6 +110,9 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return PlanTail{}, err
+	}
+	if err := checkKept(ctx, pl.Legacy, pl.Filter, len(names), sum.Groups); err != nil {
 		return PlanTail{}, err
 	}
 	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil

@@ -38,6 +38,9 @@ type LegacyOffset struct {
 	Path      string    `json:"znode"`
 	Mtime     time.Time `json:"mtime"`
 	Invalid   string    `json:"invalid,omitempty"`
+	// Note is something about the znode the plan says beside the offset, e.g. that its data
+	// had whitespace around the number (read as the number: legacy clients wrote what they wrote).
+	Note string `json:"note,omitempty"`
 }
 
 // LegacyGroup is everything the legacy store holds about one group.

@@ -125,6 +125,9 @@ KAFKA_ADMIN_PASSWORD_FILE=$RUN/secrets/admin.password
 KAFKA_CLIENT_PROPERTIES=$RUN/admin.properties
 KAFKA_DENIED_GROUP_PREFIX=$SECURE_DENIED_PREFIX
 KAFKA_DENIED_TOPIC_PREFIX=$SECURE_DENIED_TOPIC_PREFIX
+# Kafka is reachable over SASL_SSL only: a shell that sources this file takes the TLS and SASL
+# settings from the config file (ZK2KAFKA_ZK and ZK2KAFKA_KAFKA, above, win over its zk and kafka).
+export ZK2KAFKA_CONFIG=$RUN/zk2kafka.yaml
 ENV
 }
 

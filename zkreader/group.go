@@ -201,10 +201,10 @@ func (s *offsetSlot) fill(data []byte, stat *zk.Stat, err error) {
 	if s.Invalid != "" {
 		return
 	}
-	if v, verr := ParseOffset(data); verr != nil {
+	if v, note, verr := ParseOffsetNote(data); verr != nil {
 		s.Invalid = verr.Error()
 	} else {
-		s.Offset = v
+		s.Offset, s.Note = v, note
 	}
 }
 

@@ -17,7 +17,7 @@ const maxQuoted = 40
 // is tolerated. The sentinel -1, any other negative, empty data, signs, non-digits and values
 // beyond int64 are errors, whose text is meant as the Invalid reason of a LegacyOffset.
 func ParseOffset(data []byte) (int64, error) {
-	s := string(bytes.Trim(data, " \t\n\v\f\r"))
+	s := string(bytes.Trim(data, asciiSpace))
 	switch {
 	case s == "":
 		if len(data) == 0 {
@@ -38,6 +38,22 @@ func ParseOffset(data []byte) (int64, error) {
 	}
 	return v, nil
 }
+
+// ParseOffsetNote is ParseOffset and, for data with whitespace around the number, a note that
+// says so ("" otherwise). Such an offset is read as the number, not refused as invalid-znode:
+// the data came from a legacy client (a hand-written tool, a trailing newline from a shell), the
+// number is unambiguous, and refusing it would block a group's migration for no gain. The note
+// goes into the plan entry's reason so that it is not silent.
+func ParseOffsetNote(data []byte) (int64, string, error) {
+	v, err := ParseOffset(data)
+	if err != nil || len(bytes.Trim(data, asciiSpace)) == len(data) {
+		return v, "", err
+	}
+	return v, fmt.Sprintf("znode data %s has whitespace around the offset: read as %d", quote(data), v), nil
+}
+
+// asciiSpace is the whitespace ParseOffset trims.
+const asciiSpace = " \t\n\v\f\r"
 
 // ParsePartition parses the name of a partition child under offsets/<topic>: a plain
 // non-negative int32 in canonical form ("0", "17"; not "017", "+1", "0-3"). A 0.7-era

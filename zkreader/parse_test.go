@@ -151,3 +151,32 @@ func FuzzParsePartition(f *testing.F) {
 		}
 	})
 }
+
+// TestParseOffsetNote: whitespace around the number is read as the number and noted (the plan
+// says it in the entry's reason); clean data has no note; invalid data stays an error.
+func TestParseOffsetNote(t *testing.T) {
+	tests := []struct {
+		in       string
+		want     int64
+		wantNote string // "" means none
+		wantErr  bool
+	}{
+		{in: "42", want: 42},
+		{in: " 42", want: 42, wantNote: `znode data " 42" has whitespace around the offset: read as 42`},
+		{in: "42\n", want: 42, wantNote: `znode data "42\n" has whitespace around the offset: read as 42`},
+		{in: "\t7\r\n", want: 7, wantNote: `read as 7`},
+		{in: " \n", wantErr: true},
+		{in: " -1 ", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
+			got, note, err := ParseOffsetNote([]byte(tt.in))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParseOffsetNote(%q) error %v, want error: %v", tt.in, err, tt.wantErr)
+			}
+			if got != tt.want || (tt.wantNote == "") != (note == "") || !strings.Contains(note, tt.wantNote) {
+				t.Errorf("ParseOffsetNote(%q) = %d, %q; want %d, a note containing %q", tt.in, got, note, tt.want, tt.wantNote)
+			}
+		})
+	}
+}

@@ -137,6 +137,10 @@ func TestMalformedCorpus(t *testing.T) {
 		case c.invalid != "" && !strings.Contains(o.Invalid, c.invalid):
 			t.Errorf("%s (%q) invalid = %q, want it to say %q", p, c.data, o.Invalid, c.invalid)
 		}
+		// Whitespace around the number is read, and said: the plan shows the note.
+		if wantNote := c.invalid == "" && strings.TrimSpace(c.data) != c.data; wantNote != strings.Contains(o.Note, "whitespace around the offset") {
+			t.Errorf("%s (%q) note = %q, want a whitespace note: %v", p, c.data, o.Note, wantNote)
+		}
 	}
 }
 

@@ -153,7 +153,9 @@ func readEnv(path string) (*Stack, error) {
 	vals := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+		// "export NAME=value" lines are for a shell that sources the file (scripts/demo, a
+		// developer); the tests read the plain ones.
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "export ") {
 			vals[k] = v
 		}
 	}

@@ -37,6 +37,24 @@ type KafkaStore struct {
 	onCommit   func(group string)
 	topicCalls int
 	groupCalls int
+	clusterID  string
+}
+
+// SetClusterID sets the id ClusterID answers (none: "", as brokers before 0.10.1).
+func (k *KafkaStore) SetClusterID(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.clusterID = id
+}
+
+// ClusterID answers as kafkawriter.Client.ClusterID does.
+func (k *KafkaStore) ClusterID(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.clusterID, nil
 }
 
 var (

@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader"
+)
+
+// clusterIDer is the Kafka adapter's cluster id (kafkawriter.Client; the fakes).
+type clusterIDer interface {
+	ClusterID(ctx context.Context) (string, error)
+}
+
+// clusterIdentity names the stores of this run, for a plan file and for checking one: Kafka's
+// cluster id and the ZooKeeper servers and chroot of --zk. What cannot be known is left empty.
+func clusterIdentity(ctx context.Context, g *globalOptions, kafka kafkaStore) (*migrate.ClusterIdentity, error) {
+	id := &migrate.ClusterIdentity{}
+	if hosts, chroot, err := zkreader.ParseServers(g.zkServers); err == nil {
+		id.ZooKeeper = slices.Compact(slices.Sorted(slices.Values(hosts)))
+		id.Chroot = chroot
+	}
+	if k, ok := kafka.(clusterIDer); ok {
+		var err error
+		if id.KafkaClusterID, err = k.ClusterID(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return id, nil
+}
+
+// checkPlanCluster refuses a saved plan made on another cluster than current, unless --force
+// (then it warns). A plan written before plans recorded their cluster is run with a warning.
+func checkPlanCluster(d *deps, o *copyOptions, saved, current *migrate.ClusterIdentity) error {
+	if saved == nil {
+		d.logger.Warn("the plan file records no cluster (written by an earlier zk2kafka): whether it was made on this cluster is not checked",
+			"file", o.planFile, "connected_to", current.String())
+		return nil
+	}
+	err := migrate.CheckCluster(*saved, *current)
+	switch {
+	case err == nil:
+		return nil
+	case o.force:
+		d.logger.Warn("running a plan made on another cluster (--force)", "file", o.planFile, "err", err)
+		return nil
+	}
+	return fmt.Errorf("plan file %s: %w; nothing was written (--force runs it all the same)", o.planFile, err)
+}

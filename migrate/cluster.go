@@ -1,0 +1,61 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrOtherCluster means a saved plan was made on another cluster than the one copy is connected
+// to. Its fingerprint cannot tell: two clusters holding equal offsets plan alike, and copy would
+// then write one cluster's plan into the other.
+var ErrOtherCluster = errors.New("the plan was made on another cluster")
+
+// ClusterIdentity names the stores a plan was made from. A plan file carries it (schema 1, an
+// optional field: a plan file written before it has none, and its cluster cannot be checked).
+type ClusterIdentity struct {
+	// KafkaClusterID is the cluster id Kafka's Metadata answer gives ("" when the brokers are
+	// older than 0.10.1 and give none).
+	KafkaClusterID string `json:"kafka_cluster_id,omitempty"`
+	// ZooKeeper is the ZooKeeper servers as host:port, sorted; Chroot the chroot ("" for none).
+	ZooKeeper []string `json:"zookeeper_servers,omitempty"`
+	Chroot    string   `json:"zookeeper_chroot,omitempty"`
+}
+
+// String names the cluster for messages.
+func (c ClusterIdentity) String() string {
+	kafka := c.KafkaClusterID
+	if kafka == "" {
+		kafka = "(unknown)"
+	}
+	zk := strings.Join(c.ZooKeeper, ",")
+	if zk == "" {
+		zk = "(unknown)"
+	}
+	return fmt.Sprintf("kafka cluster id %s, zookeeper %s%s", kafka, zk, c.Chroot)
+}
+
+// CheckCluster reports whether a plan made on saved may run on current: an ErrOtherCluster error
+// naming both when the Kafka cluster ids differ, the ZooKeeper chroots differ, or the two lists
+// of ZooKeeper servers share no server. Only what both know is compared: an id or a server list
+// that one side lacks is not a difference. The same ensemble reached under other names (an IP
+// address for a host name, another set of its servers) is refused too: --force is for that.
+func CheckCluster(saved, current ClusterIdentity) error {
+	var diffs []string
+	if saved.KafkaClusterID != "" && current.KafkaClusterID != "" && saved.KafkaClusterID != current.KafkaClusterID {
+		diffs = append(diffs, "kafka cluster id")
+	}
+	if len(saved.ZooKeeper) > 0 && len(current.ZooKeeper) > 0 {
+		if saved.Chroot != current.Chroot {
+			diffs = append(diffs, "zookeeper chroot")
+		}
+		if !slices.ContainsFunc(saved.ZooKeeper, func(s string) bool { return slices.Contains(current.ZooKeeper, s) }) {
+			diffs = append(diffs, "zookeeper servers")
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w (%s differ): plan made on %s; connected to %s", ErrOtherCluster, strings.Join(diffs, ", "), saved, current)
+}
