@@ -17,13 +17,13 @@ type copyOptions struct {
 	selection   selectionOptions
 	planFile    string
 	replan      bool
-	execute     bool
 	backup      string
 	output      string
 	batchGroups int
 	parallel    int
 	recheck     string
 	chunkGroups int
+	writeMode   // --execute, --dry-run
 
 	policy migrate.Policy
 	filter migrate.Filter
@@ -68,7 +68,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f := c.Flags()
 	f.StringVar(&o.planFile, "plan", "", "execute this saved plan (from migrate plan --out) instead of planning afresh")
 	f.BoolVar(&o.replan, "replan", false, "with --plan: if the stores changed since the plan, use a fresh plan instead of refusing")
-	f.BoolVar(&o.execute, "execute", false, "really write into Kafka (without it, a dry run)")
+	o.writeMode.addFlags(c, "really write into Kafka (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
@@ -80,6 +80,9 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 }
 
 func (o *copyOptions) validate(c *cobra.Command) error {
+	if err := o.writeMode.check(); err != nil {
+		return err
+	}
 	if err := checkOutput(o.output, "table", "json"); err != nil {
 		return err
 	}

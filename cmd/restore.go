@@ -15,13 +15,13 @@ import (
 )
 
 type restoreOptions struct {
-	filter  filterOptions
-	to      string
-	file    string
-	execute bool
-	backup  string
-	force   bool
-	output  string
+	filter    filterOptions
+	to        string
+	file      string
+	backup    string
+	force     bool
+	output    string
+	writeMode // --execute, --dry-run
 
 	flt migrate.Filter
 }
@@ -73,7 +73,7 @@ restorable, 1 an error or a partition that failed.`,
 	f := c.Flags()
 	f.StringVar(&o.to, "to", "", "store to write: kafka or zk (required)")
 	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
-	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run)")
+	o.writeMode.addFlags(c, "really write (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-restore-backup-<time>.jsonl or .json)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
@@ -81,6 +81,9 @@ restorable, 1 an error or a partition that failed.`,
 }
 
 func (o *restoreOptions) validate() error {
+	if err := o.writeMode.check(); err != nil {
+		return err
+	}
 	switch archive.Target(o.to) {
 	case archive.TargetKafka, archive.TargetZK:
 	case "":
