@@ -35,7 +35,8 @@ func newRestoreCmd(d *deps, g *globalOptions) *cobra.Command {
 
   an export document   (zk2kafka export --format json, from either store)
   a CSV                group,topic,partition,offset lines (zk2kafka export --format csv, or
-                       the consumer-groups tool's reset file)
+                       the consumer-groups tool's reset file); with exactly one --group, that
+                       tool's single-group form too: topic,partition,offset lines
   a copy backup        (migrate copy --backup): puts back the Kafka offsets the copy overwrote
 
 The file is read whole and strictly first: any bad line is reported with its line number and
@@ -59,6 +60,7 @@ Exit codes: 0 everything restored (or nothing to do), 2 something was blocked or
 restorable, 1 an error or a partition that failed.`,
 		Example: `  zk2kafka restore --to kafka --file zk-offsets.json               # dry run
   zk2kafka restore --to kafka --file zk-offsets.json --execute
+  zk2kafka restore --to kafka --group orders --file reset.csv       # topic,partition,offset lines
   zk2kafka restore --to kafka --file zk2kafka-backup-20250101T000000Z.jsonl --execute   # undo a copy
   zk2kafka export --from kafka --file kafka.json && zk2kafka restore --to zk --file kafka.json --execute`,
 		Args: cobra.NoArgs,
@@ -114,7 +116,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	file, err := archive.Parse(data)
+	file, err := archive.ParseFor(data, o.flt.Groups)
 	if err != nil {
 		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
 	}

@@ -159,6 +159,34 @@ func TestRestoreZK(t *testing.T) {
 	}
 }
 
+// TestRestoreSingleGroupCSV: the consumer-groups tool's topic,partition,offset file restores
+// into the one --group given, and is refused, saying what to add, with none or with two.
+func TestRestoreSingleGroupCSV(t *testing.T) {
+	s := writableFixture()
+	csv := writeFile(t, "reset.csv", "t,0,15\nt,1,20\n")
+	d := restoreRun(t, s, ExitOK, "--to", "kafka", "--group", "g1", "--file", csv, "--execute", "--backup", filepath.Join(t.TempDir(), "b"))
+	if d.Counts[migrate.StatusWritten] != 2 || len(d.Plan.Groups) != 1 || d.Plan.Groups[0].Group != "g1" {
+		t.Fatalf("restore: %+v", d)
+	}
+	if got := kafkaOffsets(t, s, "g1"); got["t/0"] != 15 || got["t/1"] != 20 {
+		t.Fatalf("kafka after restore: %v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "line 1: 3 fields (topic,partition,offset): the consumer-groups tool's form for one group: add --group <name>"},
+		{[]string{"--group", "g1,g2"}, "give exactly one --group"},
+		{[]string{"--group-regex", "^g1$"}, "add --group <name>"},
+	} {
+		s := writableFixture()
+		args := append([]string{"restore", "--to", "kafka", "--file", csv, "--execute"}, tc.args...)
+		if _, errOut, code := runWith(t, s, nil, args...); code != ExitError || !strings.Contains(errOut, tc.want) || len(s.kafka.Commits()) != 0 {
+			t.Errorf("%v: exit %d, %d commits, stderr %q; want %q", tc.args, code, len(s.kafka.Commits()), errOut, tc.want)
+		}
+	}
+}
+
 func TestRestoreRefusals(t *testing.T) {
 	good := writeFile(t, "ok.csv", "g1,t,0,15\n")
 	cases := []struct {
