@@ -21,6 +21,7 @@ type restoreOptions struct {
 	backup    string
 	force     bool
 	output    string
+	all       bool
 	writeMode // --execute, --dry-run
 
 	flt migrate.Filter
@@ -40,7 +41,9 @@ func newRestoreCmd(d *deps, g *globalOptions) *cobra.Command {
   a copy backup        (migrate copy --backup): puts back the Kafka offsets the copy overwrote
 
 The file is read whole and strictly first: any bad line is reported with its line number and
-nothing is written. Then each partition is compared with what the store holds now.
+nothing is written. Then each partition is compared with what the store holds now. The table
+lists the partitions the restore changes (or cannot change: blocked, failed); those already
+holding the file's offset are only counted, unless --all.
 
 --to kafka uses copy's gates: a group with live legacy consumers or an active Kafka group is
 not touched. A partition that was written by a copy and has moved since is not put back
@@ -77,6 +80,7 @@ restorable, 1 an error or a partition that failed.`,
 	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
 	o.writeMode.addFlags(c, "really write (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-restore-backup-<time>.jsonl or .json)")
+	f.BoolVar(&o.all, "all", false, "the table lists every partition of the file, those already holding its offset too (JSON always has them all)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	return c
@@ -164,7 +168,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 			runErr = restoreZK(ctx, legacy, writer, &plan, backup)
 		}
 	}
-	if err := renderRestore(d.stdout, o.output, o.file, backup, plan); err != nil {
+	if err := renderRestore(d.stdout, o.output, o.file, backup, plan, o.all); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return restoreExit(plan, runErr)
