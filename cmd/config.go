@@ -152,7 +152,7 @@ func (g *globalOptions) setup(d *deps) error {
 	if g.debug {
 		level = slog.LevelDebug
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: logDurations(g.logFormat == "json")}
 	switch g.logFormat {
 	case "text":
 		d.logger = slog.New(slog.NewTextHandler(d.stderr, opts))

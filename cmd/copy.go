@@ -260,7 +260,7 @@ func blockedByPlan(stats *migrate.PlanStats) string {
 func warnRetention(d *deps, stats *migrate.PlanStats) {
 	if stats.Head.Retention > 0 && stats.Summary.ByAction[migrate.ActionWrite] > 0 {
 		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
-			"offsets.retention", time.Duration(stats.Head.Retention).String())
+			"offsets.retention", time.Duration(stats.Head.Retention))
 	}
 }
 
