@@ -42,11 +42,20 @@ func TestKafkaToolHabits(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	csv, err := e.st.KafkaTool(ctx, stacktest.ConsumerGroupClass, "--bootstrap-server", e.st.Kafka, "--reset-offsets",
+	out, err := e.st.KafkaTool(ctx, stacktest.ConsumerGroupClass, "--bootstrap-server", e.st.Kafka, "--reset-offsets",
 		"--group", g, "--topic", topic, "--to-offset", "9", "--dry-run", "--export", "--timeout", "60000")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The lines of the file, as an operator saves them: Kafka 4's tool may print a log4j2
+	// status line on stdout before them.
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, topic) {
+			lines = append(lines, l)
+		}
+	}
+	csv := strings.Join(lines, "\n") + "\n"
 	// Read as CSV: the tool (Jackson's CSV writer) quotes a name with a '-' in it, and lists the
 	// partitions in no fixed order.
 	recs, err := encodingcsv.NewReader(strings.NewReader(csv)).ReadAll()
