@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -209,12 +211,14 @@ func parseBackup(body []byte, errs *errList) File {
 	return f
 }
 
-// parseCSV reads group,topic,partition,offset lines, as Kafka's consumer-groups tool takes them
-// (no header; a first line "group,topic,partition,offset" is accepted as one).
-func parseCSV(body []byte, errs *errList) File {
+// parseCSV reads the consumer-groups tool's reset files, no header (a first line naming the
+// columns is accepted as one): group,topic,partition,offset lines, or, for the one group in
+// groups, topic,partition,offset lines. The first line decides the form for the whole file.
+func parseCSV(body []byte, groups []string, errs *errList) File {
 	f := File{Format: FormatCSV}
 	r := csv.NewReader(bytes.NewReader(body))
 	r.FieldsPerRecord = -1 // counted here, for a clearer message
+	columns, formLine := 0, 0
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -229,29 +233,53 @@ func parseCSV(body []byte, errs *errList) File {
 			return f
 		}
 		line, _ := r.FieldPos(0)
-		switch {
-		case line == 1 && len(rec) == 4 && rec[0] == "group" && rec[1] == "topic" && rec[2] == "partition" && rec[3] == "offset":
-			continue
-		case len(rec) == 3:
-			errs.add(line, "3 fields (topic,partition,offset): a restore needs the group too, as group,topic,partition,offset")
-			continue
-		case len(rec) != 4:
-			errs.add(line, "%d fields, expected group,topic,partition,offset", len(rec))
+		if line == 1 && (slices.Equal(rec, csvHeader) || slices.Equal(rec, csvHeader[1:])) {
 			continue
 		}
-		p, perr := digits(rec[2], 31)
-		o, oerr := digits(rec[3], 63)
+		switch {
+		case len(rec) != 3 && len(rec) != 4:
+			errs.add(line, "%d fields, expected group,topic,partition,offset (or topic,partition,offset with one --group)", len(rec))
+			continue
+		case columns == 0:
+			columns, formLine = len(rec), line
+			if columns == 3 && len(groups) != 1 {
+				errs.add(line, "%s", singleGroupForm(groups))
+				return f
+			}
+		case len(rec) != columns:
+			errs.add(line, "%d fields, expected %s as on line %d", len(rec), strings.Join(csvHeader[4-columns:], ","), formLine)
+			continue
+		}
+		group := groups
+		if columns == 4 {
+			group, rec = rec[:1], rec[1:]
+		}
+		p, perr := digits(rec[1], 31)
+		o, oerr := digits(rec[2], 63)
 		if perr != nil || oerr != nil {
 			if perr != nil {
-				errs.add(line, "partition %q: %v", rec[2], perr)
+				errs.add(line, "partition %q: %v", rec[1], perr)
 			}
 			if oerr != nil {
-				errs.add(line, "offset %q: %v", rec[3], oerr)
+				errs.add(line, "offset %q: %v", rec[2], oerr)
 			}
 			continue
 		}
-		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: rec[0], Topic: rec[1], Partition: int32(p)}, Offset: ptr(o), Line: line})
+		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: group[0], Topic: rec[0], Partition: int32(p)}, Offset: ptr(o), Line: line})
 	}
+}
+
+// csvHeader names the columns; the last three are the single-group form's.
+var csvHeader = []string{"group", "topic", "partition", "offset"}
+
+// singleGroupForm explains a topic,partition,offset file read without exactly one group.
+func singleGroupForm(groups []string) string {
+	const form = "3 fields (topic,partition,offset): the consumer-groups tool's form for one group"
+	if len(groups) == 0 {
+		return form + ": add --group <name> to say whose offsets these are, or give group,topic,partition,offset lines"
+	}
+	return fmt.Sprintf("%s, and %d groups are selected (--group %s): give exactly one --group, or group,topic,partition,offset lines",
+		form, len(groups), strings.Join(groups, ","))
 }
 
 // digits parses a non-negative decimal of at most bits bits: no sign, no spaces, no exponent.

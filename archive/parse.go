@@ -19,7 +19,7 @@ type Format string
 
 const (
 	FormatJSON   Format = "json"   // an export document
-	FormatCSV    Format = "csv"    // group,topic,partition,offset lines
+	FormatCSV    Format = "csv"    // group,topic,partition,offset lines, or topic,partition,offset for one group
 	FormatBackup Format = "backup" // a copy's backup file (migrate.BackupRecord JSON lines)
 )
 
@@ -53,7 +53,13 @@ const maxErrors = 20
 // their first line. It is strict: unknown or repeated keys, missing fields, negative or
 // non-integer numbers, a partition named twice, a torn last line are all errors, each with its
 // line number, and any error means no entry at all is returned.
-func Parse(data []byte) (File, error) {
+func Parse(data []byte) (File, error) { return ParseFor(data, nil) }
+
+// ParseFor is Parse for a run selecting the groups named (--group): with exactly one, a CSV of
+// topic,partition,offset lines, the form Kafka's consumer-groups tool takes with one --group,
+// holds that group's offsets. Without exactly one, that form is an error saying so: whose
+// offsets the lines are is never guessed.
+func ParseFor(data []byte, groups []string) (File, error) {
 	body := bytes.TrimPrefix(data, []byte("\uFEFF"))
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
@@ -65,7 +71,7 @@ func Parse(data []byte) (File, error) {
 	)
 	switch {
 	case trimmed[0] != '{':
-		f = parseCSV(body, &errs)
+		f = parseCSV(body, groups, &errs)
 	case isBackup(body):
 		f = parseBackup(body, &errs)
 	default:

@@ -164,6 +164,46 @@ func TestParseCSVHeader(t *testing.T) {
 	}
 }
 
+// TestParseSingleGroupCSV: topic,partition,offset lines, the consumer-groups tool's form with
+// one --group, are that group's offsets; without exactly one group they are refused, saying
+// what to add; one file holds one form.
+func TestParseSingleGroupCSV(t *testing.T) {
+	f, err := ParseFor([]byte("topic,partition,offset\nt,0,5\nu,1,7\n"), []string{"g"})
+	if err != nil || len(f.Entries) != 2 || f.Format != FormatCSV {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if e := f.Entries[1]; e.Group != "g" || e.Topic != "u" || e.Partition != 1 || *e.Offset != 7 || e.Line != 3 {
+		t.Errorf("entry %+v", e)
+	}
+	// The group form is read as before with one group selected: the lines name their groups.
+	f, err = ParseFor([]byte("g,t,0,5\nh,t,0,6\n"), []string{"g"})
+	if err != nil || len(f.Entries) != 2 || f.Entries[1].Group != "h" {
+		t.Fatalf("group form with one group: %+v %v", f, err)
+	}
+	cases := []struct {
+		name, body string
+		groups     []string
+		want       string
+	}{
+		{"no group", "t,0,5\n", nil, "line 1: 3 fields (topic,partition,offset): the consumer-groups tool's form for one group: add --group <name>"},
+		{"two groups", "t,0,5\n", []string{"a", "b"}, "2 groups are selected (--group a,b): give exactly one --group"},
+		{"header, no group", "topic,partition,offset\nt,0,5\n", nil, "line 2: 3 fields"},
+		{"group line in a single-group file", "t,0,5\ng,t,1,5\n", []string{"g"}, "line 2: 4 fields, expected topic,partition,offset as on line 1"},
+		{"single-group line in a group file", "g,t,0,5\nt,1,5\n", []string{"g"}, "line 2: 3 fields, expected group,topic,partition,offset as on line 1"},
+		{"two fields", "t,0\n", []string{"g"}, "line 1: 2 fields, expected group,topic,partition,offset (or topic,partition,offset with one --group)"},
+		{"bad offset", "t,0,x\n", []string{"g"}, `line 1: offset "x"`},
+		{"duplicate", "t,0,5\nt,0,6\n", []string{"g"}, `line 2: group "g" topic "t" partition 0 is already given on line 1`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseFor([]byte(tc.body), tc.groups)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || len(f.Entries) != 0 {
+				t.Fatalf("error %v, %d entries; want an error containing %q", err, len(f.Entries), tc.want)
+			}
+		})
+	}
+}
+
 func TestCreateFileNeverOverwrites(t *testing.T) {
 	p := t.TempDir() + "/x"
 	if err := CreateFile(p, func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
@@ -192,25 +232,32 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, seed := range []string{js.String(), cs.String(), header + `{"group":"g","topic":"t","partition":0,"kafka_before":null,"target":9}` + "\n",
-		"g,t,0,1\n", `{"schema_version":1}`, "{", "\uFEFF{}"} {
+		"g,t,0,1\n", "t,0,1\n", `{"schema_version":1}`, "{", "\uFEFF{}"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Parse(data)
-		if err != nil {
-			return
-		}
-		seen := map[migrate.Key]bool{}
-		for _, e := range file.Entries {
-			if seen[e.Key] || e.Group == "" || e.Topic == "" || e.Partition < 0 || (e.Offset != nil && *e.Offset < 0) || e.Line < 1 {
-				t.Fatalf("bad entry %+v from %q", e, data)
-			}
-			if e.Offset == nil && file.Format != FormatBackup {
-				t.Fatalf("entry without offset in a %s file", file.Format)
-			}
-			seen[e.Key] = true
+		for _, groups := range [][]string{nil, {"g"}} {
+			checkParsed(t, data, groups)
 		}
 	})
+}
+
+// checkParsed fails t if data parses for groups into entries that are not valid and distinct.
+func checkParsed(t *testing.T, data []byte, groups []string) {
+	file, err := ParseFor(data, groups)
+	if err != nil {
+		return
+	}
+	seen := map[migrate.Key]bool{}
+	for _, e := range file.Entries {
+		if seen[e.Key] || e.Group == "" || e.Topic == "" || e.Partition < 0 || (e.Offset != nil && *e.Offset < 0) || e.Line < 1 {
+			t.Fatalf("bad entry %+v from %q (groups %q)", e, data, groups)
+		}
+		if e.Offset == nil && file.Format != FormatBackup {
+			t.Fatalf("entry without offset in a %s file", file.Format)
+		}
+		seen[e.Key] = true
+	}
 }
 
 // TestParseOwnFilesWithUnusualNames: what this tool writes, it reads back, whatever names the

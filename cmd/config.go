@@ -24,8 +24,9 @@ const envPrefix = "ZK2KAFKA"
 // only from the command line: a shared config file or a CI environment variable must never turn
 // a dry run into a write.
 // Turning off TLS certificate checks is such a switch too, and so is --recheck (it narrows copy's
-// re-check before each batch).
-var commandLineOnly = map[string]bool{"execute": true, "force": true, "replan": true, "mark": true,
+// re-check before each batch). --dry-run is here beside --execute: a file saying dry-run would
+// make every --execute an error (the two together are refused), far from where it was set.
+var commandLineOnly = map[string]bool{"execute": true, "dry-run": true, "force": true, "replan": true, "mark": true,
 	"recheck": true, "kafka-tls-insecure-skip-verify": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
@@ -151,7 +152,7 @@ func (g *globalOptions) setup(d *deps) error {
 	if g.debug {
 		level = slog.LevelDebug
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: logDurations(g.logFormat == "json")}
 	switch g.logFormat {
 	case "text":
 		d.logger = slog.New(slog.NewTextHandler(d.stderr, opts))

@@ -17,7 +17,6 @@ type copyOptions struct {
 	selection   selectionOptions
 	planFile    string
 	replan      bool
-	execute     bool
 	backup      string
 	output      string
 	batchGroups int
@@ -25,6 +24,7 @@ type copyOptions struct {
 	recheck     string
 	chunkGroups int
 	force       bool
+	writeMode   // --execute, --dry-run
 
 	policy migrate.Policy
 	filter migrate.Filter
@@ -74,7 +74,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.StringVar(&o.planFile, "plan", "", "execute this saved plan (from migrate plan --out) instead of planning afresh")
 	f.BoolVar(&o.force, "force", false, "with --plan: run a plan made on another cluster (its Kafka cluster id, ZooKeeper servers or chroot differ)")
 	f.BoolVar(&o.replan, "replan", false, "with --plan: if the stores changed since the plan, use a fresh plan instead of refusing")
-	f.BoolVar(&o.execute, "execute", false, "really write into Kafka (without it, a dry run)")
+	o.writeMode.addFlags(c, "really write into Kafka (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
@@ -86,6 +86,9 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 }
 
 func (o *copyOptions) validate(c *cobra.Command) error {
+	if err := o.writeMode.check(); err != nil {
+		return err
+	}
 	if err := checkOutput(o.output, "table", "json"); err != nil {
 		return err
 	}
@@ -305,7 +308,7 @@ func blockedByPlan(stats *migrate.PlanStats) string {
 func warnRetention(d *deps, stats *migrate.PlanStats) {
 	if stats.Head.Retention > 0 && stats.Summary.ByAction[migrate.ActionWrite] > 0 {
 		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
-			"offsets.retention", time.Duration(stats.Head.Retention).String())
+			"offsets.retention", time.Duration(stats.Head.Retention))
 	}
 }
 

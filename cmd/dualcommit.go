@@ -20,7 +20,6 @@ import (
 
 type dualCommitOptions struct {
 	selection         selectionOptions // plan's selection and policy flags: one decision for every write
-	execute           bool
 	reverse           bool
 	resyncInterval    time.Duration
 	keepaliveInterval time.Duration
@@ -29,6 +28,7 @@ type dualCommitOptions struct {
 	maxPerSecond      float64
 	metricsAddr       string
 	waitForLease      bool
+	writeMode         // --execute, --dry-run
 
 	filter migrate.Filter
 	policy migrate.Policy
@@ -96,7 +96,7 @@ written: the log shows what would be mirrored.`,
 	o.selection.addFlags(c)
 	f := c.Flags()
 	f.Lookup("on-conflict").Usage = "where Kafka and ZooKeeper differ: max (never backwards), kafka (write only where Kafka has no commit), or fail (block any difference); zk is refused"
-	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run that logs what it would mirror)")
+	o.writeMode.addFlags(c, "really write (without it, a dry run that logs what it would mirror)")
 	f.BoolVar(&o.reverse, "reverse", false, "for kafka-primary groups, mirror Kafka into ZooKeeper (forward only)")
 	f.DurationVar(&o.resyncInterval, "resync-interval", 5*time.Minute, "full re-read of both stores, behind the watches")
 	f.DurationVar(&o.keepaliveInterval, "keepalive-interval", 0, "re-commit unchanged offsets this often (0: half the broker's offsets.retention.minutes)")
@@ -109,6 +109,9 @@ written: the log shows what would be mirrored.`,
 }
 
 func (o *dualCommitOptions) validate() error {
+	if err := o.writeMode.check(); err != nil {
+		return err
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration

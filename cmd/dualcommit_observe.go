@@ -198,7 +198,7 @@ func (o *dualObserver) liveness() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if since := time.Since(o.state.Beat); since > o.livenessWindow {
-		return fmt.Errorf("the mirror loop made no progress for %s (more than %s)", since.Round(time.Second), o.livenessWindow)
+		return fmt.Errorf("the mirror loop made no progress for %s (more than %s)", humanDuration(since.Round(time.Second)), humanDuration(o.livenessWindow))
 	}
 	return nil
 }

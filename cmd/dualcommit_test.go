@@ -91,8 +91,9 @@ func (w *syncWriter) String() string {
 // offsets reach Kafka; without, nothing is written and the log says what would be; a stop
 // (the signal's cancelled context) is exit 0.
 func TestDualCommitRunsUntilStopped(t *testing.T) {
-	for _, execute := range []bool{true, false} {
-		t.Run(map[bool]string{true: "execute", false: "dry run"}[execute], func(t *testing.T) {
+	for _, mode := range []string{"--execute", "", "--dry-run"} {
+		execute := mode == "--execute"
+		t.Run(map[string]string{"--execute": "execute", "": "dry run", "--dry-run": "explicit dry run"}[mode], func(t *testing.T) {
 			stores := fixture()
 			var out bytes.Buffer
 			errb := &syncWriter{}
@@ -100,8 +101,8 @@ func TestDualCommitRunsUntilStopped(t *testing.T) {
 			d.stores = stores
 			root := newRootCmd(d, &globalOptions{})
 			args := []string{"migrate", "dual-commit", "--zk", "z:1", "--kafka", "k:1", "--group", "g2", "--poll-interval", "10ms"}
-			if execute {
-				args = append(args, "--execute")
+			if mode != "" {
+				args = append(args, mode)
 			}
 			root.SetArgs(args)
 			ctx, cancel := context.WithCancel(context.Background())

@@ -54,7 +54,7 @@ func writeSummary(w io.Writer, p migrate.Plan, s migrate.Summary, gated []string
 		p.Policy.OnConflict, p.Policy.OutOfRange, p.Policy.OffsetAdjust)
 	if p.Retention > 0 {
 		fmt.Fprintf(&b, "Kafka keeps the offsets of an empty group for %s (offsets.retention.minutes) after each commit: copy close to the cutover.\n",
-			time.Duration(p.Retention))
+			humanDuration(time.Duration(p.Retention)))
 	}
 	if s.ByAction[migrate.ActionBlock] == 0 {
 		b.WriteString("The plan is safe to execute.\n")

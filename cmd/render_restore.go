@@ -21,7 +21,10 @@ type restoreJSON struct {
 	Counts        map[migrate.PartitionStatus]int `json:"counts"`
 }
 
-func renderRestore(w io.Writer, format, file, backup string, p archive.Plan) error {
+// renderRestore writes the restore's outcome. The table lists what the restore changes or
+// cannot change (would-write, written, blocked, failed), not the partitions already holding the
+// file's offset, which are only counted, unless all; JSON always has every partition.
+func renderRestore(w io.Writer, format, file, backup string, p archive.Plan, all bool) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -29,10 +32,14 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan) err
 	}
 	t := tablewriter.NewWriter(w)
 	t.Header("group", "topic", "partition", "line", "current", "restore to", "read back", "status", "reason")
-	rows := 0
+	rows, unlisted := 0, 0
 	for _, g := range p.Groups {
 		for _, it := range g.Items {
-			if it.Status == migrate.StatusWritten && len(p.Groups) > 20 {
+			if !all && it.Status == migrate.StatusAlready {
+				unlisted++
+				continue // a restore of a whole export lists the few partitions it changes
+			}
+			if !all && it.Status == migrate.StatusWritten && len(p.Groups) > 20 {
 				continue // a big restore lists only what needs a look; the counts say the rest
 			}
 			cur := opt(it.Current)
@@ -68,6 +75,10 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan) err
 	fmt.Fprintf(&b, "\n%s to %s from %s (%s%s): %d written and read back, %d would be written, %d already equal, %d blocked, %d failed.\n",
 		verb, p.Target, file, p.Format, source, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready],
 		n[migrate.StatusBlocked], n[migrate.StatusFailed])
+	if unlisted > 0 {
+		fmt.Fprintf(&b, "%d partition(s) unchanged: %s already holds the file's offset (not listed; --all lists every partition).\n",
+			unlisted, storeName(p.Target))
+	}
 	for _, g := range p.Groups {
 		for _, gate := range g.Gates {
 			fmt.Fprintf(&b, "Group %q is gated: %s.\n", g.Group, gate)
@@ -78,4 +89,11 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan) err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func storeName(t archive.Target) string {
+	if t == archive.TargetZK {
+		return "ZooKeeper"
+	}
+	return "Kafka"
 }

@@ -15,13 +15,14 @@ import (
 )
 
 type restoreOptions struct {
-	filter  filterOptions
-	to      string
-	file    string
-	execute bool
-	backup  string
-	force   bool
-	output  string
+	filter    filterOptions
+	to        string
+	file      string
+	backup    string
+	force     bool
+	output    string
+	all       bool
+	writeMode // --execute, --dry-run
 
 	flt migrate.Filter
 }
@@ -35,11 +36,14 @@ func newRestoreCmd(d *deps, g *globalOptions) *cobra.Command {
 
   an export document   (zk2kafka export --format json, from either store)
   a CSV                group,topic,partition,offset lines (zk2kafka export --format csv, or
-                       the consumer-groups tool's reset file)
+                       the consumer-groups tool's reset file); with exactly one --group, that
+                       tool's single-group form too: topic,partition,offset lines
   a copy backup        (migrate copy --backup): puts back the Kafka offsets the copy overwrote
 
 The file is read whole and strictly first: any bad line is reported with its line number and
-nothing is written. Then each partition is compared with what the store holds now.
+nothing is written. Then each partition is compared with what the store holds now. The table
+lists the partitions the restore changes (or cannot change: blocked, failed); those already
+holding the file's offset are only counted, unless --all.
 
 --to kafka uses copy's gates: a group with live legacy consumers or an active Kafka group is
 not touched. A partition that was written by a copy and has moved since is not put back
@@ -59,6 +63,7 @@ Exit codes: 0 everything restored (or nothing to do), 2 something was blocked or
 restorable, 1 an error or a partition that failed.`,
 		Example: `  zk2kafka restore --to kafka --file zk-offsets.json               # dry run
   zk2kafka restore --to kafka --file zk-offsets.json --execute
+  zk2kafka restore --to kafka --group orders --file reset.csv       # topic,partition,offset lines
   zk2kafka restore --to kafka --file zk2kafka-backup-20250101T000000Z.jsonl --execute   # undo a copy
   zk2kafka export --from kafka --file kafka.json && zk2kafka restore --to zk --file kafka.json --execute`,
 		Args: cobra.NoArgs,
@@ -74,14 +79,18 @@ restorable, 1 an error or a partition that failed.`,
 	f := c.Flags()
 	f.StringVar(&o.to, "to", "", "store to write: kafka or zk (required)")
 	f.StringVar(&o.file, "file", "", "export (JSON), CSV or copy backup to restore (required)")
-	f.BoolVar(&o.execute, "execute", false, "really write (without it, a dry run)")
+	o.writeMode.addFlags(c, "really write (without it, a dry run)")
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-restore-backup-<time>.jsonl or .json)")
+	f.BoolVar(&o.all, "all", false, "the table lists every partition of the file, those already holding its offset too (JSON always has them all)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	return c
 }
 
 func (o *restoreOptions) validate() error {
+	if err := o.writeMode.check(); err != nil {
+		return err
+	}
 	switch archive.Target(o.to) {
 	case archive.TargetKafka, archive.TargetZK:
 	case "":
@@ -112,7 +121,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	file, err := archive.Parse(data)
+	file, err := archive.ParseFor(data, o.flt.Groups)
 	if err != nil {
 		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
 	}
@@ -165,7 +174,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 			runErr = restoreZK(ctx, legacy, writer, &plan, backup)
 		}
 	}
-	if err := renderRestore(d.stdout, o.output, o.file, backup, plan); err != nil {
+	if err := renderRestore(d.stdout, o.output, o.file, backup, plan, o.all); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return restoreExit(plan, runErr)

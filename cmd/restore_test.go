@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,82 @@ func TestRestoreZK(t *testing.T) {
 	if got["g1/t"] != 15 || got["g9/t"] != 3 {
 		t.Errorf("zk after restore: %v", got)
 	}
+}
+
+// TestRestoreSingleGroupCSV: the consumer-groups tool's topic,partition,offset file restores
+// into the one --group given, and is refused, saying what to add, with none or with two.
+func TestRestoreSingleGroupCSV(t *testing.T) {
+	s := writableFixture()
+	csv := writeFile(t, "reset.csv", "t,0,15\nt,1,20\n")
+	d := restoreRun(t, s, ExitOK, "--to", "kafka", "--group", "g1", "--file", csv, "--execute", "--backup", filepath.Join(t.TempDir(), "b"))
+	if d.Counts[migrate.StatusWritten] != 2 || len(d.Plan.Groups) != 1 || d.Plan.Groups[0].Group != "g1" {
+		t.Fatalf("restore: %+v", d)
+	}
+	if got := kafkaOffsets(t, s, "g1"); got["t/0"] != 15 || got["t/1"] != 20 {
+		t.Fatalf("kafka after restore: %v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "line 1: 3 fields (topic,partition,offset): the consumer-groups tool's form for one group: add --group <name>"},
+		{[]string{"--group", "g1,g2"}, "give exactly one --group"},
+		{[]string{"--group-regex", "^g1$"}, "add --group <name>"},
+	} {
+		s := writableFixture()
+		args := append([]string{"restore", "--to", "kafka", "--file", csv, "--execute"}, tc.args...)
+		if _, errOut, code := runWith(t, s, nil, args...); code != ExitError || !strings.Contains(errOut, tc.want) || len(s.kafka.Commits()) != 0 {
+			t.Errorf("%v: exit %d, %d commits, stderr %q; want %q", tc.args, code, len(s.kafka.Commits()), errOut, tc.want)
+		}
+	}
+}
+
+// TestRestoreListsWhatChanges: the table of a restore of a whole file lists the partitions it
+// would change and those it cannot (blocked), and counts the ones already holding the file's
+// offset in one line; --all lists them too, and JSON always has them all.
+func TestRestoreListsWhatChanges(t *testing.T) {
+	s := writableFixture()
+	var ranges []migrate.PartitionRange
+	var b strings.Builder
+	for p := range 50 {
+		ranges = append(ranges, migrate.PartitionRange{LogEnd: 1000})
+		s.kafka.SetCommitted("g1", "u", int32(p), 100)
+		fmt.Fprintf(&b, "g1,u,%d,100\n", p)
+	}
+	s.kafka.AddTopic("u", ranges...)
+	b.WriteString("g1,t,0,12\ng1,t,1,30\ng1,t,7,1\n") // t/0 changes, t/1 is already 30, t/7 does not exist
+	csv := writeFile(t, "all.csv", b.String())
+	args := []string{"restore", "--to", "kafka", "--file", csv}
+	out, errOut, code := runWith(t, s, nil, args...)
+	if code != ExitUnsafe {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	rows := g1Rows(out)
+	if len(rows) != 2 || !strings.Contains(rows[0], "would-write") || !strings.Contains(rows[1], "blocked") {
+		t.Errorf("rows %q, want t/0 would-write and t/7 blocked\n%s", rows, out)
+	}
+	if !strings.Contains(out, "51 partition(s) unchanged: Kafka already holds the file's offset (not listed; --all lists every partition).") {
+		t.Errorf("no count line of the unchanged partitions:\n%s", out)
+	}
+	out, _, _ = runWith(t, s, nil, append(args, "--all")...)
+	if rows := g1Rows(out); len(rows) != 53 || strings.Contains(out, "unchanged") {
+		t.Errorf("--all: %d rows, want 53\n%s", len(rows), out)
+	}
+	d := restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", csv)
+	if n := len(d.Plan.Groups[0].Items); n != 53 || d.Counts[migrate.StatusAlready] != 51 {
+		t.Errorf("JSON: %d items, counts %v; want all 53", n, d.Counts)
+	}
+}
+
+// g1Rows returns the data rows of a table in out (the lines naming group g1).
+func g1Rows(out string) []string {
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, " g1 ") {
+			rows = append(rows, l)
+		}
+	}
+	return rows
 }
 
 func TestRestoreRefusals(t *testing.T) {

@@ -70,8 +70,8 @@ func planFileCorpus(topic string) []badInput {
 			return []byte(strings.Replace(string(b), `"target"`, `"Target"`, 1))
 		}), 1, []string{"Target"}},
 		{"plan: newer schema", raw(func(b []byte) []byte {
-			return []byte(strings.Replace(string(b), `"schema_version": 1`, `"schema_version": 2`, 1))
-		}), 1, []string{"schema_version 2"}},
+			return []byte(strings.Replace(string(b), `"schema_version": 2`, `"schema_version": 3`, 1))
+		}), 1, []string{"schema_version 3"}},
 		{"plan: target edited", edited(func(_ *env, g string, p *migrate.Plan) { entry(p, g).Target = 7 }), 1,
 			[]string{"target 7 differs from zk_offset 3"}},
 		{"plan: negative target", edited(func(_ *env, g string, p *migrate.Plan) { entry(p, g).Target = -3 }), 1,

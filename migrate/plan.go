@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 )
 
@@ -83,7 +85,9 @@ func (p Policy) Validate() error {
 }
 
 // PlanSchemaVersion is the version of the JSON plan layout; bump it on any incompatible change.
-const PlanSchemaVersion = 1
+// 2: offsets_retention is a number of seconds (1 wrote a Go duration string, "168h0m0s"; a
+// plan file of schema 1 is still read, see planScanner.upgrade).
+const PlanSchemaVersion = 2
 
 // Plan is the full decision for a migration run: every (group, topic, partition) with its class,
 // action and reason. It is a value: computing it writes nothing.
@@ -137,16 +141,28 @@ type Entry struct {
 // Key returns the entry's key within group g.
 func (e Entry) Key(g string) Key { return Key{Group: g, Topic: e.Topic, Partition: e.Partition} }
 
-// Duration is a time.Duration that reads and writes JSON as a Go duration string ("168h0m0s").
+// Duration is a time.Duration that reads and writes JSON as a number of seconds (604800 for
+// seven days, fractions when it has them), as JSON consumers expect a duration, not Go's
+// "168h0m0s". Only a number is read: null, a string or a value beyond time.Duration's range are
+// errors, not a zero.
 type Duration time.Duration
 
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, time.Duration(d).Seconds(), 'f', -1, 64), nil
+}
 
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("parse duration %q: %w", b, err)
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
+		return fmt.Errorf("duration %s: expected a number of seconds", b)
 	}
-	*d = Duration(v)
+	secs, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("duration %s: expected a number of seconds", b)
+	}
+	ns := secs * float64(time.Second)
+	if math.IsNaN(ns) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
+		return fmt.Errorf("duration %s seconds is out of range", b)
+	}
+	*d = Duration(math.Round(ns))
 	return nil
 }

@@ -87,6 +87,9 @@ type planScanner struct {
 	known    map[string]bool
 	started  bool // a first token was read
 	array    bool // groups was an array (not null or absent)
+	// retention is the JSON type offsets_retention was given as ("string" in schema 1,
+	// "number" from 2 on), "" when absent: the schema_version may come after it.
+	retention string
 }
 
 func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
@@ -115,6 +118,9 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		seen = append(seen, key)
 		if key == "groups" {
 			if s.headOnly && containsAll(seen, headKeys) {
+				if err := s.upgrade(&p); err != nil {
+					return Plan{}, err
+				}
 				if err := p.validateHead(); err != nil {
 					return Plan{}, err
 				}
@@ -164,6 +170,9 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 	if s.array {
 		p.Groups = []GroupPlan{} // as the standard decoder leaves "groups": []
 	}
+	if err := s.upgrade(&p); err != nil {
+		return Plan{}, err
+	}
 	if err := p.validateHead(); err != nil {
 		return Plan{}, err
 	}
@@ -178,6 +187,9 @@ func (s *planScanner) field(key string, p *Plan) error {
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
 		return eofError(err)
+	}
+	if key == "offsets_retention" {
+		return s.retentionField(raw, p)
 	}
 	// Wrapped back into an object of its one key, the value decodes into the Plan exactly as
 	// it would have in the whole document, leaving the other fields alone.

@@ -25,7 +25,7 @@ func TestDecodePlanRejects(t *testing.T) {
 		edit jsonEdit
 		want []string
 	}{
-		{"schema version", func(m map[string]any) { m["schema_version"] = 2 }, []string{"schema_version 2", "expected 1"}},
+		{"schema version", func(m map[string]any) { m["schema_version"] = 3 }, []string{"schema_version 3", "expected 2"}},
 		{"no schema version", func(m map[string]any) { delete(m, "schema_version") }, []string{"schema_version 0"}},
 		{"unknown top-level field", func(m map[string]any) { m["extra"] = 1 }, []string{`unknown field "extra"`}},
 		{"unknown entry field", func(m map[string]any) { entry(m, 0)["force"] = true }, []string{`unknown field "force"`}},

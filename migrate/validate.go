@@ -64,7 +64,8 @@ func (p Plan) Validate() error {
 // fingerprint: a streamed plan has them first, and the rest only at its end.
 func (p Plan) validateHead() error {
 	if p.SchemaVersion != PlanSchemaVersion {
-		return fmt.Errorf("plan schema_version %d is not supported, expected %d", p.SchemaVersion, PlanSchemaVersion)
+		return fmt.Errorf("plan schema_version %d is not supported, expected %d (or 1, from an earlier zk2kafka: its plan files are read too)",
+			p.SchemaVersion, PlanSchemaVersion)
 	}
 	if err := p.Policy.Validate(); err != nil {
 		return fmt.Errorf("plan policy: %w", err)
