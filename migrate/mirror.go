@@ -59,7 +59,9 @@ type LegacyOffsetWriter interface {
 	// AdvanceOffsets moves each given offset znode of group forward to its offset, atomically
 	// per znode (a compare-and-set): only where the znode is missing or holds a valid smaller
 	// offset at the moment of the write, so a legacy commit that lands after the mirror's last
-	// read is never overwritten. It returns the partitions it left alone, with why.
+	// read is never overwritten. A group missing from the legacy store (deleted) is never
+	// created again: all its partitions are left alone. It returns the partitions it left
+	// alone, with why.
 	AdvanceOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) (map[TopicPartition]string, error)
 }
 

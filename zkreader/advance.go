@@ -21,11 +21,21 @@ const advanceAttempts = 64
 // set only when it holds a valid offset below the new one, with a set conditional on the version
 // just read, so a legacy consumer's commit that lands between the read and the set is never
 // overwritten (the set fails with a bad version, and the znode is read and compared again). A
-// missing znode is created (a partition only Kafka has). The partitions left alone are returned
+// missing znode is created (a partition only Kafka has), but never a missing group. The partitions left alone are returned
 // with why: ZooKeeper already at or above, or data that is not an offset. It is the rollback
 // write of `dual-commit --reverse` (migrate.LegacyOffsetWriter); an error names the first znode
 // that failed, and other znodes of the same call may or may not have been written.
 func (r *Reader) AdvanceOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) (map[migrate.TopicPartition]string, error) {
+	if gone, err := r.groupGone(ctx, group); err != nil || gone {
+		if err != nil {
+			return nil, fmt.Errorf("advance offsets of group %q: %w", group, err)
+		}
+		left := make(map[migrate.TopicPartition]string, len(offsets))
+		for tp := range offsets {
+			left[tp] = "the group was deleted from ZooKeeper: it is not created again"
+		}
+		return left, nil
+	}
 	dir, tps, err := r.prepareOffsetWrites(ctx, "advance", group, offsets)
 	if err != nil {
 		return nil, err
@@ -51,6 +61,30 @@ func (r *Reader) AdvanceOffsets(ctx context.Context, group string, offsets map[m
 		}
 	}
 	return left, nil
+}
+
+// groupGone says whether /consumers/<group> is missing. A group deleted from ZooKeeper stays
+// deleted: the reverse mirror writes into groups that exist, never brings one back. The offsets
+// folder is created here with a plain create, which ZooKeeper refuses when its parent (the group)
+// is missing, so the check and the folder are one step.
+func (r *Reader) groupGone(ctx context.Context, group string) (bool, error) {
+	if err := ValidateName(group); err != nil {
+		return false, err
+	}
+	p := r.path("/consumers/" + group + "/offsets")
+	gone := false
+	err := r.fanOut(ctx, 1, func(c *zk.Conn, _ int) error {
+		_, err := c.Create(p, nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll))
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			gone = true
+			return nil
+		case err == nil, errors.Is(err, zk.ErrNodeExists):
+			return nil
+		}
+		return wrapPath(p, err)
+	})
+	return gone, err
 }
 
 // advance sets znode p to offset to if it is missing or holds a valid smaller offset, and

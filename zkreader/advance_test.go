@@ -11,6 +11,27 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
+// TestAdvanceOffsetsLeavesADeletedGroup: the reverse mirror never brings back a group deleted
+// from ZooKeeper (an operator's cleanup, or the end of a migration): every partition is left
+// alone, and nothing is created.
+func TestAdvanceOffsetsLeavesADeletedGroup(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := openT(t, Config{Servers: e.servers()})
+	e.create(t, "/consumers/other", "", zk.WorldACL(zk.PermAll)) // /consumers exists, the group does not
+	tp := migrate.TopicPartition{Topic: "t", Partition: 0}
+	left, err := r.AdvanceOffsets(ctx, "deleted", map[migrate.TopicPartition]int64{tp: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(left[tp], "deleted") {
+		t.Errorf("left %v, want %s left alone as deleted", left, tp)
+	}
+	if ok, _, err := e.admin.conns[0].Exists(e.root + "/consumers/deleted"); err != nil || ok {
+		t.Errorf("the deleted group exists again (%v, %v)", ok, err)
+	}
+}
+
 // TestAdvanceOffsets: the rollback write moves a znode forward only, and never over data that
 // is not an offset; a missing znode (and its topic folder) is created.
 func TestAdvanceOffsets(t *testing.T) {
@@ -69,6 +90,7 @@ func TestAdvanceOffsetsConcurrent(t *testing.T) {
 	ctx := context.Background()
 	readers := []*Reader{openT(t, Config{Servers: e.servers()}), openT(t, Config{Servers: e.servers()})}
 	tp := migrate.TopicPartition{Topic: "t", Partition: 0}
+	e.create(t, "/consumers/g", "", zk.WorldACL(zk.PermAll)) // the reverse mirror writes into existing groups only
 	const writers = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)

@@ -234,6 +234,12 @@ func (s *LegacyStore) AdvanceOffsets(ctx context.Context, group string, offsets 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	left := map[migrate.TopicPartition]string{}
+	if _, ok := s.groups[group]; !ok {
+		for tp := range offsets {
+			left[tp] = "the group was deleted from ZooKeeper: it is not created again"
+		}
+		return left, nil
+	}
 	for tp, off := range offsets {
 		g := s.groups[group]
 		i := slices.IndexFunc(g.Offsets, func(o migrate.LegacyOffset) bool { return o.Topic == tp.Topic && o.Partition == tp.Partition })
