@@ -35,6 +35,11 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 	stop := c.probeIfSilent()
 	n, err := c.Conn.Read(p)
 	stop()
+	if n == 0 && c.n == 0 && err != nil && c.beforeFirstSession() && c.s.check.probeKafka(c.addr) {
+		// Closed without a word: Kafka 4.x drops a connection whose first request it cannot
+		// parse (3.9 stays silent, which the timer above catches).
+		return 0, &NotZooKeeperError{Addr: c.addr, Hint: "is it a Kafka broker?"}
+	}
 	if n > 0 {
 		c.n += copy(c.head[c.n:], p[:n])
 		if bad := checkConnectResponse(c.addr, c.head[:c.n]); bad != nil {
@@ -53,13 +58,8 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 // found so has this connection closed, which ends the handshake. It returns the timer's stop.
 func (c *handshakeConn) probeIfSilent() func() bool {
 	o := c.s.check
-	if o == nil || c.n > 0 {
+	if c.n > 0 || !c.beforeFirstSession() {
 		return func() bool { return false }
-	}
-	select {
-	case <-c.s.ready:
-		return func() bool { return false }
-	default:
 	}
 	t := time.AfterFunc(o.probeAfter, func() {
 		if o.probeKafka(c.addr) {
@@ -67,6 +67,20 @@ func (c *handshakeConn) probeIfSilent() func() bool {
 		}
 	})
 	return t.Stop
+}
+
+// beforeFirstSession says whether Open still waits for this connection's first session, with a
+// check to tell.
+func (c *handshakeConn) beforeFirstSession() bool {
+	if c.s.check == nil {
+		return false
+	}
+	select {
+	case <-c.s.ready:
+		return false
+	default:
+		return true
+	}
 }
 
 // grantedTimeout is the session timeout of the latest handshake, or fallback before one.
