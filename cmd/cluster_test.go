@@ -34,12 +34,16 @@ func TestPlanFileCluster(t *testing.T) {
 				"connected to kafka cluster id cluster-B, zookeeper zk1:2181,zk2:2181/kafka", "--force"}},
 		{name: "other chroot", kafkaID: "cluster-A", zk: []string{"--zk", "zk1:2181/other"}, code: ExitError,
 			wantErr: []string{"(zookeeper chroot differ)", "zookeeper zk1:2181/other"}},
-		{name: "other zookeeper", kafkaID: "cluster-A", zk: []string{"--zk", "zk9:2181/kafka"}, code: ExitError,
+		{name: "other zookeeper names, the same kafka cluster", kafkaID: "cluster-A", zk: []string{"--zk", "zk9:2181/kafka"},
+			code: ExitOK, commits: true},
+		{name: "other zookeeper, kafka gives no id", kafkaID: "", zk: []string{"--zk", "zk9:2181/kafka"}, code: ExitError,
 			wantErr: []string{"(zookeeper servers differ)"}},
 		{name: "forced", kafkaID: "cluster-B", zk: zkA, args: []string{"--force"}, code: ExitOK, commits: true,
 			wantLog: "running a plan made on another cluster (--force)"},
-		{name: "plan without cluster", kafkaID: "cluster-B", zk: zkA, edit: func(doc map[string]any) { delete(doc, "cluster") },
-			code: ExitOK, commits: true, wantLog: "the plan file records no cluster"},
+		{name: "schema 2 plan without cluster", kafkaID: "cluster-B", zk: zkA, edit: func(doc map[string]any) { delete(doc, "cluster") },
+			code: ExitError, wantErr: []string{"always records the cluster it was made on, and this one records none"}},
+		{name: "schema 2 plan without cluster, forced", kafkaID: "cluster-B", zk: zkA, edit: func(doc map[string]any) { delete(doc, "cluster") },
+			args: []string{"--force"}, code: ExitOK, commits: true, wantLog: "running a plan file that records no cluster (--force)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

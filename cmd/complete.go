@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,11 @@ func registerCompletions(root *cobra.Command, d *deps, g *globalOptions) {
 			fn = completeGroups(d, g)
 		case f.Name == "output" && output[c.Name()] != nil:
 			fn = cobra.FixedCompletions(output[c.Name()], cobra.ShellCompDirectiveNoFileComp)
+		case f.Name == "on-conflict" && c.Name() == "dual-commit":
+			// dual-commit refuses zk: it would move Kafka backwards.
+			fn = cobra.FixedCompletions(slices.DeleteFunc(slices.Clone(byName[f.Name]), func(v string) bool {
+				return v == string(migrate.ConflictZK)
+			}), cobra.ShellCompDirectiveNoFileComp)
 		case byName[f.Name] != nil:
 			fn = cobra.FixedCompletions(byName[f.Name], cobra.ShellCompDirectiveNoFileComp)
 		default:

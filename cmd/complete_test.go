@@ -37,7 +37,7 @@ func TestCompleteFlagValues(t *testing.T) {
 		{[]string{"restore", "--output", ""}, "table json"},
 		{[]string{"migrate", "plan", "--on-conflict", ""}, "max zk kafka fail"},
 		{[]string{"migrate", "copy", "--out-of-range", ""}, "fail clamp skip"},
-		{[]string{"migrate", "dual-commit", "--on-conflict", ""}, "max zk kafka fail"},
+		{[]string{"migrate", "dual-commit", "--on-conflict", ""}, "max kafka fail"},
 		{[]string{"migrate", "copy", "--recheck", ""}, "full gates"},
 		{[]string{"restore", "--to", ""}, "kafka zk"},
 		{[]string{"export", "--from", ""}, "zk kafka"},

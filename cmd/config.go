@@ -26,8 +26,10 @@ const envPrefix = "ZK2KAFKA"
 // Turning off TLS certificate checks is such a switch too, and so is --recheck (it narrows copy's
 // re-check before each batch). --dry-run is here beside --execute: a file saying dry-run would
 // make every --execute an error (the two together are refused), far from where it was set.
+// --allow-empty lifts the refusal of a selection that matches nothing: from a shared file or a
+// CI variable it would turn every gate green on nothing again.
 var commandLineOnly = map[string]bool{"execute": true, "dry-run": true, "force": true, "replan": true, "mark": true,
-	"recheck": true, "kafka-tls-insecure-skip-verify": true}
+	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
@@ -55,9 +57,25 @@ func applyConfig(c *cobra.Command, configFile string) error {
 		if err := setFlag(f, v.Get(f.Name)); err != nil {
 			errs = append(errs, fmt.Errorf("%s (from %s_%s or the config file): %w", f.Name,
 				envPrefix, strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")), err))
+			return
 		}
+		if f.Annotations == nil {
+			f.Annotations = map[string][]string{}
+		}
+		f.Annotations[configuredAnnotation] = []string{"true"}
 	})
 	return errors.Join(errs...)
+}
+
+// configuredAnnotation marks a flag set from the environment or the config file: Changed says
+// only the command line.
+const configuredAnnotation = "zk2kafka-configured"
+
+// givenOutside reports whether flag name was given at all: on the command line, in the
+// environment or in the config file (not left at its default).
+func givenOutside(fs *pflag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	return f != nil && (f.Changed || len(f.Annotations[configuredAnnotation]) > 0)
 }
 
 // setFlag sets a flag from a config value; a YAML list sets a slice flag element by element.

@@ -30,6 +30,7 @@ type copyOptions struct {
 	filter migrate.Filter
 	// savedCluster is the saved plan's cluster (nil: none recorded).
 	savedCluster *migrate.ClusterIdentity
+	savedSchema  int // the saved plan file's schema_version
 }
 
 func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -225,7 +226,7 @@ func openSaved(o *copyOptions) (*copySource, error) {
 		o.policy = head.Policy
 		o.filter, err = migrate.NewFilterFromSpec(head.Filter)
 		o.filter.AllowEmpty = o.selection.allowEmpty
-		o.savedCluster = head.Cluster
+		o.savedCluster, o.savedSchema = head.Cluster, head.ReadFromSchema
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("plan file %s: %w", o.planFile, err), src.close())

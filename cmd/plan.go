@@ -57,7 +57,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
   zk2kafka migrate plan --output csv > reset.csv   # for kafka-consumer-groups --reset-offsets --from-file`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.outputSet = c.Flags().Changed("output")
+			o.outputSet = givenOutside(c.Flags(), "output") // a configured table is a table too
 			if err := o.validate(); err != nil {
 				return err
 			}

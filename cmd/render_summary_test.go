@@ -79,6 +79,12 @@ func TestPlanSummaryExplicitAndTableExplicit(t *testing.T) {
 	if strings.Contains(out, "per-group summary") || !strings.Contains(out, "above-log-end") {
 		t.Errorf("-o table is not the partition table:\n%.600s", out)
 	}
+	t.Run("configured table", func(t *testing.T) {
+		t.Setenv("ZK2KAFKA_OUTPUT", "table") // a script that set the table in its environment
+		if out, _, _ := run(t, manyGroups(300), "migrate", "plan"); strings.Contains(out, "per-group summary") {
+			t.Errorf("ZK2KAFKA_OUTPUT=table gave the summary:\n%.600s", out)
+		}
+	})
 	// A small plan: the table by default, the summary on request, every group with --summary-rows 0.
 	out, _, _ = run(t, manyGroups(5), "migrate", "plan")
 	if strings.Contains(out, "per-group summary") {

@@ -23,6 +23,8 @@ type restoreOptions struct {
 	output    string
 	all       bool
 	writeMode // --execute, --dry-run
+	// groupTyped: --group came from the command line (not the environment or a config file).
+	groupTyped bool
 
 	flt migrate.Filter
 }
@@ -68,6 +70,7 @@ restorable, 1 an error or a partition that failed.`,
   zk2kafka export --from kafka --file kafka.json && zk2kafka restore --to zk --file kafka.json --execute`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.groupTyped = c.Flags().Changed("group")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -121,7 +124,13 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	file, err := archive.ParseFor(data, o.flt.Groups)
+	// Kafka's 3-column form names no group: only a --group typed on this command line may
+	// supply it, never one left in the environment or a config file for other runs.
+	var owner []string
+	if o.groupTyped {
+		owner = o.flt.Groups
+	}
+	file, err := archive.ParseFor(data, owner)
 	if err != nil {
 		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
 	}

@@ -152,3 +152,24 @@ func TestDualCommitEmptySelectionHint(t *testing.T) {
 		t.Errorf("log lacks %s:\n%s", want, errb.String())
 	}
 }
+
+// TestSelectionWithoutOffsetsRefused: groups selected but without a single offset (only a
+// registered consumer, or stale folders) check nothing: verify and plan refuse them as an empty
+// selection. --allow-empty is taken only from the command line: from the environment it would
+// turn the gate green on nothing again.
+func TestSelectionWithoutOffsetsRefused(t *testing.T) {
+	t.Setenv("ZK2KAFKA_ALLOW_EMPTY", "true")
+	for _, verb := range []string{"plan", "verify"} {
+		t.Run(verb, func(t *testing.T) {
+			f := fixture()
+			f.legacy.SetLive("idle", "ids/c1")
+			out, errOut, code := run(t, f, "migrate", verb, "--group", "idle")
+			if code != ExitError || !strings.Contains(errOut, `matches 1 group under /consumers, none with an offset of a topic it selects`) {
+				t.Fatalf("exit %d, want 1 naming the group without offsets\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if _, errOut, code := run(t, f, "migrate", verb, "--group", "idle", "--allow-empty"); code != ExitOK {
+				t.Errorf("--allow-empty on the command line: exit %d, want 0\n%s", code, errOut)
+			}
+		})
+	}
+}

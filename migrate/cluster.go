@@ -38,9 +38,10 @@ func (c ClusterIdentity) String() string {
 
 // CheckCluster reports whether a plan made on saved may run on current: an ErrOtherCluster error
 // naming both when the Kafka cluster ids differ, the ZooKeeper chroots differ, or the two lists
-// of ZooKeeper servers share no server. Only what both know is compared: an id or a server list
-// that one side lacks is not a difference. The same ensemble reached under other names (an IP
-// address for a host name, another set of its servers) is refused too: --force is for that.
+// of ZooKeeper servers share no server while the Kafka ids do not vouch for the same cluster.
+// Only what both know is compared: an id or a server list that one side lacks is not a
+// difference. Without Kafka ids, the same ensemble reached under other names is refused too:
+// --force is for that.
 func CheckCluster(saved, current ClusterIdentity) error {
 	var diffs []string
 	if saved.KafkaClusterID != "" && current.KafkaClusterID != "" && saved.KafkaClusterID != current.KafkaClusterID {
@@ -50,7 +51,10 @@ func CheckCluster(saved, current ClusterIdentity) error {
 		if saved.Chroot != current.Chroot {
 			diffs = append(diffs, "zookeeper chroot")
 		}
-		if !slices.ContainsFunc(saved.ZooKeeper, func(s string) bool { return slices.Contains(current.ZooKeeper, s) }) {
+		// Server names tell clusters apart only when Kafka's id cannot: the same ensemble is
+		// often reached under other names (an alias, an address, another set of its servers).
+		sameKafka := saved.KafkaClusterID != "" && saved.KafkaClusterID == current.KafkaClusterID
+		if !sameKafka && !slices.ContainsFunc(saved.ZooKeeper, func(s string) bool { return slices.Contains(current.ZooKeeper, s) }) {
 			diffs = append(diffs, "zookeeper servers")
 		}
 	}

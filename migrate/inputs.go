@@ -43,7 +43,11 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 		<-kafkaGroups // no Kafka call outlives ReadInputs
 		return Inputs{}, err
 	}
-	if err := checkKept(ctx, legacy, filter, len(names), len(in.Legacy)); err != nil {
+	offsets := 0
+	for _, g := range in.Legacy {
+		offsets += len(g.Offsets)
+	}
+	if err := checkKept(ctx, legacy, filter, len(names), offsets); err != nil {
 		cancel()
 		<-kafkaGroups
 		return Inputs{}, err

@@ -102,7 +102,10 @@ type Plan struct {
 	// Cluster names the stores the plan was made from; copy refuses a plan of another cluster.
 	// Nil in a plan written before it was recorded.
 	Cluster *ClusterIdentity `json:"cluster,omitempty"`
-	Groups  []GroupPlan      `json:"groups"`
+	// ReadFromSchema is the schema_version of the file ReadPlanHead read the plan from (0
+	// otherwise): a schema 1 file was written before plans recorded their cluster.
+	ReadFromSchema int         `json:"-"`
+	Groups         []GroupPlan `json:"groups"`
 	// Fingerprint is a hash of every input the plan was computed from (ZooKeeper offsets,
 	// Kafka commits, group states, log ranges): a later copy recomputes it to detect drift.
 	Fingerprint string `json:"fingerprint"`

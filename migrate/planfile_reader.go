@@ -68,6 +68,7 @@ func ReadPlanHead(r io.Reader) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("decode plan: %w", err)
 	}
+	p.ReadFromSchema = s.fromSchema
 	return p, nil
 }
 
@@ -90,6 +91,8 @@ type planScanner struct {
 	// retention is the JSON type offsets_retention was given as ("string" in schema 1,
 	// "number" from 2 on), "" when absent: the schema_version may come after it.
 	retention string
+	// fromSchema is the schema_version the file gave, before upgrade.
+	fromSchema int
 }
 
 func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {

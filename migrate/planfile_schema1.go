@@ -37,6 +37,7 @@ func (s *planScanner) retentionField(raw json.RawMessage, p *Plan) error {
 // in a plan of schema 1, or a string in one of 2, is a file no zk2kafka wrote, refused rather
 // than guessed at.
 func (s *planScanner) upgrade(p *Plan) error {
+	s.fromSchema = p.SchemaVersion
 	switch {
 	case p.SchemaVersion == 1 && s.retention == "number":
 		return fmt.Errorf("plan schema_version 1 has offsets_retention as a number: schema 1 wrote a duration string (\"168h0m0s\"), 2 writes seconds")

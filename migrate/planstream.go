@@ -112,7 +112,7 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 	if err := ctx.Err(); err != nil {
 		return PlanTail{}, err
 	}
-	if err := checkKept(ctx, pl.Legacy, pl.Filter, len(names), sum.Groups); err != nil {
+	if err := checkKept(ctx, pl.Legacy, pl.Filter, len(names), sum.Partitions); err != nil {
 		return PlanTail{}, err
 	}
 	return PlanTail{Fingerprint: fp.sum(), Summary: sum}, nil

@@ -38,8 +38,8 @@ type SelectionError struct {
 	Root    string   // the folder looked under: "<chroot>/consumers"
 	Listed  int      // how many groups are there
 	Missing []string // groups named exactly (--group) that are not there
-	// Selected is how many groups the selection matched when the topic filter left none of
-	// them an offset: the run would still check nothing.
+	// Selected is how many groups the selection matched when none of them has an offset (of a
+	// topic it selects): the run would still check nothing.
 	Selected int
 	Nearby   []NearbyRoot // group folders one chroot level off
 }
@@ -133,12 +133,13 @@ func selectionError(ctx context.Context, legacy LegacyStore, f Filter, sel Selec
 	return &SelectionError{Filter: f.Spec(), Root: root, Listed: sel.Listed, Missing: sel.Missing, Nearby: nearby}
 }
 
-// checkKept refuses a read whose topic filter left none of the selected groups an offset (kept
-// is how many groups are left), unless the filter allows an empty selection.
-func checkKept(ctx context.Context, legacy LegacyStore, f Filter, selected, kept int) error {
-	if kept > 0 || selected == 0 || f.AllowEmpty {
+// checkKept refuses a read in which none of the selected groups has an offset (of a topic the
+// filter selects; offsets counts them), unless the filter allows an empty selection: groups
+// with only ids/ or owners/, or stale folders one chroot level off, would check nothing too.
+func checkKept(ctx context.Context, legacy LegacyStore, f Filter, selected, offsets int) error {
+	if offsets > 0 || selected == 0 || f.AllowEmpty {
 		return nil
 	}
-	root, _ := LocateGroups(ctx, legacy)
-	return &SelectionError{Filter: f.Spec(), Root: root, Selected: selected}
+	root, nearby := LocateGroups(ctx, legacy)
+	return &SelectionError{Filter: f.Spec(), Root: root, Selected: selected, Nearby: nearby}
 }

@@ -53,8 +53,12 @@ func prepare(ctx context.Context, cfg Config) (Config, *Reader, string, []byte, 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The lookups behind Open's early verdicts get no more than the session timeout: a slow
+	// resolver must not add its own retries to every run.
+	lctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
+	defer cancel()
 	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log,
-		calls: newCalls(cfg.InFlight), check: newOpenCheck(ctx, hosts, cfg.SessionTimeout)}
+		calls: newCalls(cfg.InFlight), check: newOpenCheck(lctx, hosts, cfg.SessionTimeout)}
 	return cfg, r, scheme, auth, nil
 }
 
