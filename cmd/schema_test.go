@@ -125,8 +125,9 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	c.valid("plan", "plan -o json", run(s, ExitOK, "migrate", "plan", "-o", "json", "--out", safePlan))
 	c.valid("plan-file", "plan --out", file(safePlan))
 	rich := schemaFixture()
+	rich.kafka.SetClusterID("cluster-A") // and a cluster fully known
 	richPlan := filepath.Join(dir, "rich.json")
-	c.valid("plan", "plan -o json of gated and blocked groups", run(rich, ExitUnsafe, "migrate", "plan", "-o", "json", "--out", richPlan,
+	c.valid("plan", "plan -o json of gated and blocked groups", run(rich, ExitUnsafe, "--zk", "zk1:2181,zk2:2181/kafka", "migrate", "plan", "-o", "json", "--out", richPlan,
 		"--group-regex", "^g", "--topic-regex", ".", "--exclude-group-regex", "^x", "--group", "g1"))
 	c.valid("plan-file", "plan --out of gated and blocked groups", file(richPlan))
 
@@ -168,11 +169,13 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	// not checked by this test.
 	for name, paths := range map[string][]string{
 		"plan": {".offsets_retention", ".filter.groups", ".filter.group_regex", ".filter.topic_regex", ".filter.exclude_group_regex",
-			".groups[].live_legacy_consumers", ".groups[].gates", ".groups[].entries[].log_start"},
-		"copy":    {".result.groups[].partitions[].read_back", ".result.groups[].partitions[].reason"},
-		"verify":  {".options.max_kafka_lead", ".groups[].live_legacy_consumers", ".groups[].marked", ".groups[].partitions[].zk_mtime", ".groups[].partitions[].log_start", ".groups[].partitions[].znode"},
-		"export":  {".invalid", ".offsets[].znode", ".offsets[].mtime"},
-		"restore": {".backup", ".restore.source", ".restore.groups[].kafka_state", ".restore.groups[].kafka_members", ".restore.groups[].live_legacy_consumers", ".restore.groups[].gates", ".restore.groups[].partitions[].current_invalid", ".restore.groups[].partitions[].current_znode", ".restore.groups[].partitions[].reason", ".restore.groups[].partitions[].read_back"},
+			".groups[].live_legacy_consumers", ".groups[].gates", ".groups[].entries[].log_start",
+			".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot"},
+		"plan-file": {".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot"},
+		"copy":      {".result.groups[].partitions[].read_back", ".result.groups[].partitions[].reason"},
+		"verify":    {".options.max_kafka_lead", ".groups[].live_legacy_consumers", ".groups[].marked", ".groups[].partitions[].zk_mtime", ".groups[].partitions[].log_start", ".groups[].partitions[].znode"},
+		"export":    {".invalid", ".offsets[].znode", ".offsets[].mtime"},
+		"restore":   {".backup", ".restore.source", ".restore.groups[].kafka_state", ".restore.groups[].kafka_members", ".restore.groups[].live_legacy_consumers", ".restore.groups[].gates", ".restore.groups[].partitions[].current_invalid", ".restore.groups[].partitions[].current_znode", ".restore.groups[].partitions[].reason", ".restore.groups[].partitions[].read_back"},
 	} {
 		for _, p := range paths {
 			if !c.seen[name][p] {
