@@ -42,7 +42,7 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 		groups: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_groups",
 			Help: "groups the selection matches now"}),
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_phase",
-			Help: "1 for the group's current phase, 0 for the others"}, []string{"group", "phase"}),
+			Help: "the group's phase: 1 for the current one, 0 for the others"}, []string{"group", "phase"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_lag_offsets",
 			Help: "sum over partitions of how far Kafka trails ZooKeeper, after the latest sync's writes"}, []string{"group"}),
 		lead: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_kafka_lead_offsets",
@@ -75,7 +75,7 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 		m.blocked.MetricVec, m.writes.MetricVec, m.refused.MetricVec, m.errs.MetricVec}
 	m.beat.SetToCurrentTime()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_build_info",
-		Help: "1, labelled with the build's version, VCS revision and Go version"}, []string{"version", "revision", "goversion"})
+		Help: "the build's version, VCS revision and Go version, as labels (the value is always 1)"}, []string{"version", "revision", "goversion"})
 	build.WithLabelValues(buildInfo()).Set(1)
 	expiries := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_zk_session_expiries_total",
 		Help: "times the watcher's ZooKeeper session expired (every watch lost and set again)"}, func() float64 {
@@ -85,14 +85,14 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 		return float64(h.expiries())
 	})
 	leaseHeld := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_lease_held",
-		Help: "1 while this instance holds the single-writer lease (a standby, or a dry run, holds none)"}, func() float64 {
+		Help: "whether this instance holds the single-writer lease: 1 or 0 (a standby, or a dry run, holds none)"}, func() float64 {
 		if h.lease == nil {
 			return 0
 		}
 		return b2f(first(h.lease()))
 	})
 	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_ready",
-		Help: "1 when /readyz says ready: first sync done, watches armed, lease held"}, func() float64 {
+		Help: "whether /readyz says ready (first sync done, watches armed, lease held): 1 or 0"}, func() float64 {
 		return b2f(h.ready != nil && h.ready())
 	})
 	m.reg.MustRegister(m.groups, m.phase, m.lag, m.lead, m.missing, m.blocked, m.writes, m.refused, m.errs, m.syncFailures,

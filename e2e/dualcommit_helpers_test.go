@@ -130,12 +130,24 @@ func (r *dualRun) waitMetric(t *testing.T, line string) {
 	deadline := time.Now().Add(dualWait)
 	var last string
 	for time.Now().Before(deadline) {
-		if last = r.metricsText(); strings.Contains(last, line) {
+		if last = r.metricsText(); hasSample(last, line) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond) // polling interval
 	}
 	t.Fatalf("/metrics never showed %s\n--- last scrape:\n%s\n--- log:\n%s", line, last, r.stderr)
+}
+
+// hasSample says whether a sample line of the scrape starts with line; the # HELP and # TYPE
+// lines do not count (a help text starting "1 when ..." matched "..._ready 1" before the
+// instance was ready).
+func hasSample(scrape, line string) bool {
+	for l := range strings.Lines(scrape) {
+		if !strings.HasPrefix(l, "#") && strings.HasPrefix(l, line) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitFor polls cond until it holds, failing with what() after dualWait.
