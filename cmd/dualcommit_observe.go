@@ -51,7 +51,6 @@ type dualObserver struct {
 	groups   int
 	written  int
 	errors   int
-	lastErr  error // the latest whole-store failure, cleared by a successful sync
 	state    migrate.LoopState
 	stateSet bool
 }
@@ -78,7 +77,6 @@ func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
 	o.mu.Lock()
 	o.phase[s.Group], o.lag[s.Group] = s.Phase, s.Lag
 	o.written += s.Written()
-	o.lastErr = nil
 	o.mu.Unlock()
 	if s.Phase != s.Previous {
 		o.log.Info("group phase", "group", s.Group, "phase", s.Phase, "was", s.Previous,
@@ -146,7 +144,6 @@ func (o *dualObserver) SyncFailed(groups []string, err error) {
 	o.m.syncFailures.Inc()
 	o.mu.Lock()
 	o.errors++
-	o.lastErr = err
 	o.mu.Unlock()
 	o.log.Warn("sync failed, retrying at the next poll", "groups", len(groups), "err", err)
 }
