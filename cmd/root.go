@@ -74,7 +74,7 @@ func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
 	root.SetErr(d.stderr)
 	root.SetFlagErrorFunc(flagError)
 	g.addFlags(root)
-	root.AddCommand(newVersionCmd(d.build), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g), newDevCmd(d, g))
+	root.AddCommand(newVersionCmd(d.build), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g))
 	registerCompletions(root, d, g)
 	return root
 }

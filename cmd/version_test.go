@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"encoding/json"
+	"io"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestResolveBuild(t *testing.T) {
@@ -80,4 +83,20 @@ func TestVersionCommand(t *testing.T) {
 	if _, errOut, code := runWith(t, fixture(), inject, "version", "-o", "yaml"); code != ExitError || !strings.Contains(errOut, `"yaml"`) {
 		t.Errorf("version -o yaml: exit %d, stderr %s; want an error naming the format", code, errOut)
 	}
+}
+
+// TestNoDeveloperCommands: the shipped binary carries no test tooling (the seeder is
+// scripts/seed, behind the zk2kafkadev build tag), hidden or not.
+func TestNoDeveloperCommands(t *testing.T) {
+	root := newRootCmd(defaultDeps(io.Discard, io.Discard), &globalOptions{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "dev" || sub.Name() == "seed" {
+				t.Errorf("%s has a %q subcommand: developer tooling belongs in scripts/, behind the zk2kafkadev tag", c.CommandPath(), sub.Name())
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
 }
