@@ -127,3 +127,12 @@ The version is also what zk2kafka writes into the metadata of every offset it co
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return c
 }
+
+// DocTree is zk2kafka's command tree for documentation generators (scripts/gendocs): built,
+// never run. Its version is the fixed "(reference)", so generated pages do not change with the
+// build that generates them.
+func DocTree() *cobra.Command {
+	d := defaultDeps(io.Discard, io.Discard)
+	d.build = build{Version: "(reference)"}
+	return newRootCmd(d, &globalOptions{})
+}
