@@ -36,6 +36,7 @@ func flagValues() (byName map[string][]string, output map[string][]string) {
 			"verify":  {"table", "summary", "json", "junit"},
 			"copy":    {"table", "json"},
 			"restore": {"table", "json"},
+			"version": {"text", "json"},
 		}
 }
 

@@ -168,7 +168,9 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 
 	copier := &migrate.Copier{
 		Legacy: legacy, Kafka: kafka, Committer: kafka,
-		Metadata:    func(_ string, e migrate.Entry) string { return kafkawriter.ProvenanceMetadata(Version, e.Mtime) },
+		Metadata: func(_ string, e migrate.Entry) string {
+			return kafkawriter.ProvenanceMetadata(d.build.Version, e.Mtime)
+		},
 		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates",
 	}
 	if o.execute {

@@ -25,7 +25,7 @@ type storeOpener interface {
 }
 
 func defaultDeps(stdout, stderr io.Writer) *deps {
-	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic}
+	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic, build: readBuild()}
 }
 
 // realStores opens the real ZooKeeper and Kafka adapters.

@@ -168,7 +168,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
-		Metadata: func(_ string, mtime time.Time) string { return kafkawriter.ProvenanceMetadata(Version, mtime) },
+		Metadata: func(_ string, mtime time.Time) string { return kafkawriter.ProvenanceMetadata(d.build.Version, mtime) },
 	}
 	if o.reverse {
 		if m.LegacyWriter, err = asLegacyWriter(legacy); err != nil {

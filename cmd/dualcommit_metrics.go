@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,7 +35,7 @@ type dualHooks struct {
 	lease    func() (held bool, holder string) // nil: no lease (a dry run takes none)
 }
 
-func newDualMetrics(h dualHooks) *dualMetrics {
+func newDualMetrics(b build, h dualHooks) *dualMetrics {
 	m := &dualMetrics{
 		reg: prometheus.NewRegistry(),
 		groups: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_groups",
@@ -76,7 +75,7 @@ func newDualMetrics(h dualHooks) *dualMetrics {
 	m.beat.SetToCurrentTime()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_build_info",
 		Help: "the build's version, VCS revision and Go version, as labels (the value is always 1)"}, []string{"version", "revision", "goversion"})
-	build.WithLabelValues(buildInfo()).Set(1)
+	build.WithLabelValues(b.Version, b.Commit, b.GoVersion).Set(1)
 	expiries := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_zk_session_expiries_total",
 		Help: "times the watcher's ZooKeeper session expired (every watch lost and set again)"}, func() float64 {
 		if h.expiries == nil {
@@ -108,20 +107,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// buildInfo is the version, VCS revision and Go version of this binary.
-func buildInfo() (version, revision, goversion string) {
-	version, revision, goversion = Version, "unknown", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goversion = bi.GoVersion
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
-	}
-	return version, revision, goversion
 }
 
 func (m *dualMetrics) group(s migrate.GroupStatus, started time.Time) {

@@ -58,7 +58,7 @@ type dualObserver struct {
 func newDualObserver(d *deps, execute bool, where string, livenessWindow time.Duration, expiries func() int64) *dualObserver {
 	o := &dualObserver{log: d.logger, stderr: d.stderr, execute: execute, where: where, livenessWindow: livenessWindow,
 		phase: map[string]migrate.Phase{}, lag: map[string]int64{}}
-	o.m = newDualMetrics(dualHooks{expiries: expiries, ready: func() bool { return o.readiness() == nil },
+	o.m = newDualMetrics(d.build, dualHooks{expiries: expiries, ready: func() bool { return o.readiness() == nil },
 		lease: func() (bool, string) {
 			if o.lease == nil {
 				return false, ""

@@ -178,7 +178,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if o.execute && plan.Counts()[migrate.StatusWouldWrite] > 0 {
 		backup = o.backup
 		if to == archive.TargetKafka {
-			runErr = restoreKafka(ctx, kafka, &plan, backup, fingerprint)
+			runErr = restoreKafka(ctx, kafka, &plan, backup, fingerprint, d.build.Version)
 		} else {
 			runErr = restoreZK(ctx, legacy, writer, &plan, backup)
 		}

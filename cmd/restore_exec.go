@@ -17,7 +17,7 @@ import (
 
 // restoreKafka backs up what the plan's writes overwrite, commits them group by group and reads
 // every one back. Outcomes are per partition, in the plan; the error is for what stopped the run.
-func restoreKafka(ctx context.Context, kafka kafkaStore, plan *archive.Plan, backupPath, fingerprint string) error {
+func restoreKafka(ctx context.Context, kafka kafkaStore, plan *archive.Plan, backupPath, fingerprint, version string) error {
 	b, err := migrate.CreateBackup(backupPath, fingerprint, time.Now())
 	if err != nil {
 		settleRestore(plan, migrate.StatusFailed, "not written: the backup file could not be created")
@@ -49,7 +49,7 @@ func restoreKafka(ctx context.Context, kafka kafkaStore, plan *archive.Plan, bac
 		for _, it := range g.Items {
 			if it.Status == migrate.StatusWouldWrite {
 				commits = append(commits, migrate.Commit{TopicPartition: migrate.TopicPartition{Topic: it.Topic, Partition: it.Partition},
-					Offset: *it.Offset, Metadata: restoreMetadata(plan, it)})
+					Offset: *it.Offset, Metadata: restoreMetadata(version, plan, it)})
 			}
 		}
 		errs, err := kafka.Commit(ctx, g.Group, commits)
@@ -217,11 +217,11 @@ func forWrites(plan *archive.Plan, write func(*archive.Group)) []string {
 
 // restoreMetadata is the commit metadata of a restored offset: the provenance of a ZooKeeper
 // export's znode, or that of a restore.
-func restoreMetadata(plan *archive.Plan, it archive.Item) string {
+func restoreMetadata(version string, plan *archive.Plan, it archive.Item) string {
 	if plan.Source == archive.SourceZK && plan.Format == archive.FormatJSON {
-		return kafkawriter.ProvenanceMetadata(Version, it.Mtime)
+		return kafkawriter.ProvenanceMetadata(version, it.Mtime)
 	}
-	v := Version
+	v := version
 	if len(v) > 200 {
 		v = strings.ToValidUTF8(v[:200], "")
 	}

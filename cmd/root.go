@@ -9,12 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 )
-
-// Version is the build's version, set with -ldflags "-X github.com/zk2kafka/zk2kafka/cmd.Version=...".
-var Version = "dev"
 
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -68,11 +66,15 @@ func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
 		SilenceErrors:     true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return g.load(c, d) },
 	}
+	// --version prints what the version command prints; a quoted literal, so no version string is
+	// read as template syntax.
+	root.Version = d.build.Version
+	root.SetVersionTemplate("{{" + strconv.Quote(d.build.text()) + "}}")
 	root.SetOut(d.stdout)
 	root.SetErr(d.stderr)
 	root.SetFlagErrorFunc(flagError)
 	g.addFlags(root)
-	root.AddCommand(newVersionCmd(d), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g), newDevCmd(d, g))
+	root.AddCommand(newVersionCmd(d.build), newMigrateCmd(d, g), newExportCmd(d, g), newRestoreCmd(d, g))
 	registerCompletions(root, d, g)
 	return root
 }
@@ -90,18 +92,6 @@ func (g *globalOptions) load(c *cobra.Command, d *deps) error {
 	return g.setup(d)
 }
 
-func newVersionCmd(d *deps) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print zk2kafka's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(c.OutOrStdout(), "zk2kafka %s\n", Version)
-			return err
-		},
-	}
-}
-
 // deps are what commands reach the outside world through; tests replace them.
 type deps struct {
 	stdout, stderr io.Writer
@@ -111,4 +101,6 @@ type deps struct {
 	viaTopic viaTopicOpener
 	// terminal reports whether stderr is a terminal, for the progress bar (nil: ask the OS).
 	terminal func() bool
+	// build is this binary's version, printed by version and written into commit metadata.
+	build build
 }

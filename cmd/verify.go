@@ -259,7 +259,7 @@ func markPassed(ctx context.Context, d *deps, w legacyWriter, r *verify.Report) 
 			d.logger.Warn("not marking a group without offsets: nothing was verified", "group", grp.Group)
 			continue
 		}
-		data, err := json.Marshal(cutoverMarker{MigratedAt: r.CheckedAt, Tool: "zk2kafka " + Version, Offsets: len(grp.Partitions)})
+		data, err := json.Marshal(cutoverMarker{MigratedAt: r.CheckedAt, Tool: "zk2kafka " + d.build.Version, Offsets: len(grp.Partitions)})
 		if err != nil {
 			return fmt.Errorf("encode marker of group %q: %w", grp.Group, err)
 		}

@@ -167,7 +167,7 @@ func TestVerifyMark(t *testing.T) {
 		if err := json.Unmarshal(data, &m); err != nil || !found {
 			t.Fatalf("marker of %s: %q found %t: %v", g, data, found, err)
 		}
-		if m.Offsets != want || m.Tool != "zk2kafka "+Version || m.MigratedAt.Before(before.Add(-time.Second)) {
+		if m.Offsets != want || m.Tool != "zk2kafka "+readBuild().Version || m.MigratedAt.Before(before.Add(-time.Second)) {
 			t.Errorf("marker of %s: %+v, want %d offsets", g, m, want)
 		}
 	}

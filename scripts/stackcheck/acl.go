@@ -1,3 +1,5 @@
+//go:build zk2kafkadev
+
 package main
 
 import (

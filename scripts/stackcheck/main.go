@@ -1,3 +1,5 @@
+//go:build zk2kafkadev
+
 // Command stackcheck waits until a Kafka broker is really ready: a Metadata request lists a
 // broker and a FindCoordinator for a probe group succeeds (which also creates __consumer_offsets).
 // Log lines are only hints; this is what a client sees. Used by scripts/stack.
