@@ -15,15 +15,18 @@ import (
 // TestImagePlanVerify builds the container image (scripts/release --image: the Dockerfile, the
 // static binary, the CA bundle) with buildah and runs `migrate plan` and `migrate verify` from
 // inside it against the real stack: chroot isolation shares this machine's loopback. It needs
-// buildah: without it the test skips, except under CI=true where the image is part of the
+// buildah: without it the test skips, except in CI (CI set, as .ci/run sets it) where the image is part of the
 // release and its absence fails the run.
 func TestImagePlanVerify(t *testing.T) {
 	e := newEnv(t)
 	if _, err := exec.LookPath("buildah"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("buildah not found and CI=true: .ci/run installs it (apt-get install buildah)")
+		if os.Getenv("CI") != "" {
+			t.Fatal("buildah not found in CI: .ci/run installs it (apt-get install buildah)")
 		}
 		t.Skip("image test: buildah not found (apt-get install buildah)")
+	}
+	if os.Geteuid() != 0 && os.Getenv("CI") == "" {
+		t.Skip("image test: runs buildah as root (chroot isolation, vfs storage); CI runs it as root")
 	}
 	topic := e.topic(10, 10)
 	g := e.group()
