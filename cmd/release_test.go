@@ -64,7 +64,7 @@ func TestGoreleaserBuildsStaticReproducibleVersioned(t *testing.T) {
 		t.Errorf("build flags %q: no -trimpath (local paths would make builds differ)", b.Flags)
 	}
 	ld := strings.Join(b.Ldflags, " ")
-	for _, want := range []string{"-buildid=", versionFlag() + "{{.Version}}"} {
+	for _, want := range []string{"-buildid=", versionFlag() + "{{.Tag}}"} {
 		if !strings.Contains(ld, want) {
 			t.Errorf("build ldflags %q: no %q", ld, want)
 		}
@@ -80,7 +80,7 @@ func TestGoreleaserBuildsStaticReproducibleVersioned(t *testing.T) {
 
 	// scripts/release must build what goreleaser builds: the same flags and targets.
 	script := readRepoFile(t, "scripts/release")
-	wantLd := strings.ReplaceAll(ld, "{{.Version}}", "$(version)")
+	wantLd := strings.ReplaceAll(ld, "{{.Tag}}", "$(version)")
 	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "` + wantLd + `"`,
 		"TARGETS=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)"} {
 		if !strings.Contains(script, want) {
