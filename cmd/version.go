@@ -82,16 +82,24 @@ func resolveBuild(ld build, bi *debug.BuildInfo, goVersion string) build {
 	}
 	for _, s := range []*string{&b.Commit, &b.CommitTime, &b.GoVersion} {
 		if *s == "" {
-			*s = "unknown"
+			*s = unknown
 		}
 	}
 	return b
 }
 
+// unknown stands for what the build does not say.
+const unknown = "unknown"
+
 // text is the human form of `zk2kafka version` and `zk2kafka --version`.
 func (b build) text() string {
-	return fmt.Sprintf("zk2kafka %s\n  commit:      %s\n  commit time: %s\n  modified:    %t\n  go:          %s\n",
-		b.Version, b.Commit, b.CommitTime, b.Modified, b.GoVersion)
+	// Without the build's VCS stamp nothing is known of the tree, "false" included.
+	modified := fmt.Sprint(b.Modified)
+	if b.Commit == unknown {
+		modified = unknown
+	}
+	return fmt.Sprintf("zk2kafka %s\n  commit:      %s\n  commit time: %s\n  modified:    %s\n  go:          %s\n",
+		b.Version, b.Commit, b.CommitTime, modified, b.GoVersion)
 }
 
 func (b build) write(w io.Writer, output string) error {

@@ -100,3 +100,20 @@ func TestNoDeveloperCommands(t *testing.T) {
 	}
 	walk(root)
 }
+
+// TestVersionTextWithoutVCS: a build without its VCS stamp says nothing of the tree: "modified"
+// is unknown, not false.
+func TestVersionTextWithoutVCS(t *testing.T) {
+	for _, tc := range []struct {
+		b    build
+		want string
+	}{
+		{build{Version: "(devel)", Commit: unknown, CommitTime: unknown, GoVersion: "go1.26.0"}, "modified:    unknown"},
+		{build{Version: "v0.3.0", Commit: "abc", CommitTime: "2026-01-01T00:00:00Z", GoVersion: "go1.26.0"}, "modified:    false"},
+		{build{Version: "v0.3.0", Commit: "abc", CommitTime: "2026-01-01T00:00:00Z", Modified: true, GoVersion: "go1.26.0"}, "modified:    true"},
+	} {
+		if got := tc.b.text(); !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q lacks %q", tc.b, got, tc.want)
+		}
+	}
+}
