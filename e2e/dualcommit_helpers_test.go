@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/cmd"
+	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -53,7 +53,7 @@ type dualRun struct {
 // stopped at the end of the test at the latest.
 func (e *env) dualCommit(args ...string) *dualRun {
 	e.t.Helper()
-	addr := freeAddr(e.t)
+	addr := stacktest.ClosedPort(e.t)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &dualRun{cancel: cancel, done: make(chan int, 1), stderr: &lockedBuffer{}, metrics: "http://" + addr}
 	argv := append([]string{"--zk", e.zkURL, "--kafka", e.st.Kafka, "migrate", "dual-commit", "--metrics-addr", addr}, args...)
@@ -74,19 +74,6 @@ func (r *dualRun) stop(t *testing.T) int {
 		}
 	})
 	return r.code
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 // metric returns the /metrics lines of the running dual-commit.

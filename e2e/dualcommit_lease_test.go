@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -73,7 +74,7 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 	g := e.group()
 	e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
 	args := []string{"--group", g, "--execute", "--poll-interval", "200ms"}
-	addrs := []string{freeAddr(t), freeAddr(t)}
+	addrs := []string{stacktest.ClosedPort(t), stacktest.ClosedPort(t)}
 	procs := []*dualProc{e.startDual(append(args, "--metrics-addr", addrs[0])...), e.startDual(append(args, "--metrics-addr", addrs[1])...)}
 	logs := func() string {
 		return fmt.Sprintf("--- first:\n%s\n--- second:\n%s", procs[0].stderr, procs[1].stderr)

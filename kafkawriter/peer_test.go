@@ -10,29 +10,6 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 )
 
-// serve accepts connections on a loopback port and hands each to handle until the test ends.
-func serve(t *testing.T, handle func(net.Conn)) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return l.Addr().String()
-}
-
 // openNotKafka opens addr as the only bootstrap server and returns the *NotKafkaError it must fail with.
 func openNotKafka(t *testing.T, addr string) (*NotKafkaError, error) {
 	t.Helper()
@@ -49,7 +26,7 @@ func openNotKafka(t *testing.T, addr string) (*NotKafkaError, error) {
 }
 
 func TestOpenNamesAServerThatIsNotKafka(t *testing.T) {
-	garbage := serve(t, func(c net.Conn) {
+	garbage := stacktest.Serve(t, func(c net.Conn) {
 		if _, err := c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n")); err != nil {
 			return
 		}
@@ -57,7 +34,7 @@ func TestOpenNamesAServerThatIsNotKafka(t *testing.T) {
 	})
 	// A ZooKeeper server as far as the probes go: it answers "srvr" and hangs up on anything
 	// else (a Kafka request read as a ConnectRequest).
-	zk := serve(t, func(c net.Conn) {
+	zk := stacktest.Serve(t, func(c net.Conn) {
 		var b [4]byte
 		if _, err := io.ReadFull(c, b[:]); err != nil || string(b[:]) != "srvr" {
 			return

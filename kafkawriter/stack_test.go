@@ -130,7 +130,7 @@ func TestOpenExplicitVersion(t *testing.T) {
 
 // Not a stack test: an unreachable cluster is one error naming every bootstrap server.
 func TestOpenUnreachable(t *testing.T) {
-	a, b := closedPort(t), closedPort(t)
+	a, b := stacktest.ClosedPort(t), stacktest.ClosedPort(t)
 	_, err := Open(testCtx(t, time.Minute), Config{Bootstrap: []string{a, b}, DialTimeout: 2 * time.Second})
 	if err == nil {
 		t.Fatal("Open succeeded against closed ports")
@@ -145,7 +145,7 @@ func TestOpenUnreachable(t *testing.T) {
 func TestOpenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Open(ctx, Config{Bootstrap: []string{closedPort(t)}})
+	_, err := Open(ctx, Config{Bootstrap: []string{stacktest.ClosedPort(t)}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Open with a cancelled context = %v, want context.Canceled", err)
 	}

@@ -18,43 +18,6 @@ import (
 // within half of it can only have returned on the early verdict, never on the timeout.
 const openTimeout = 20 * time.Second
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
-
-// serve accepts connections on a loopback port and hands each to handle until the test ends.
-func serve(t *testing.T, handle func(net.Conn)) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return l.Addr().String()
-}
-
 // fakeKafka answers Kafka's ApiVersions (its correlation id back) and, like a real broker given
 // a ZooKeeper ConnectRequest, nothing else.
 func fakeKafka(c net.Conn) {
@@ -96,7 +59,7 @@ func openFast(t *testing.T, servers string) error {
 }
 
 func TestOpenFailsAtOnceWhenEveryServerRefuses(t *testing.T) {
-	a, b := closedPort(t), closedPort(t)
+	a, b := stacktest.ClosedPort(t), stacktest.ClosedPort(t)
 	err := openFast(t, a+","+b)
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("error %v does not wrap ECONNREFUSED", err)
@@ -113,14 +76,14 @@ func TestOpenFailsAtOnceWhenEveryServerRefuses(t *testing.T) {
 }
 
 func TestOpenNamesAServerThatIsNotZooKeeper(t *testing.T) {
-	garbage := serve(t, func(c net.Conn) {
+	garbage := stacktest.Serve(t, func(c net.Conn) {
 		if _, err := c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n")); err != nil {
 			return
 		}
 		_, _ = io.Copy(io.Discard, c) // the client ends the connection
 	})
-	kafka := serve(t, fakeKafka)
-	refused := closedPort(t)
+	kafka := stacktest.Serve(t, fakeKafka)
+	refused := stacktest.ClosedPort(t)
 	tests := []struct{ name, servers, want string }{
 		{"garbage", garbage, "zookeeper " + garbage + ": " + garbage + ` does not answer as ZooKeeper: its first bytes are "HTTP", not a ZooKeeper handshake`},
 		{"kafka", kafka, "zookeeper " + kafka + ": " + kafka + " does not answer as ZooKeeper: is it a Kafka broker?"},
@@ -162,7 +125,7 @@ func TestOpenKafkaPortAsZooKeeper(t *testing.T) {
 // ensemble: Open gets its sessions from the other.
 func TestOpenWithOneServerRefusing(t *testing.T) {
 	s := stacktest.Get(t)
-	r := openT(t, Config{Servers: closedPort(t) + "," + s.ZK, Connections: 4})
+	r := openT(t, Config{Servers: stacktest.ClosedPort(t) + "," + s.ZK, Connections: 4})
 	if _, err := r.ListGroups(context.Background()); err != nil {
 		t.Fatal(err)
 	}
