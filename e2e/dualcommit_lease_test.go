@@ -73,6 +73,14 @@ func TestDualCommitLeaseTakeover(t *testing.T) {
 	topic := e.topic(records, records)
 	g := e.group()
 	e.zkOffsets(g, topic, map[int32]int64{0: 0, 1: 0})
+	// The legacy consumer is registered, as the Scala consumer is: a group whose offsets move
+	// with no consumer registered can be judged kafka-primary from one stale read (Kafka ahead
+	// of a ZooKeeper value read just before the holder's newer commit), and then never written.
+	unregister, err := e.zr.RegisterLiveConsumer(e.ctx(), g, g+"_legacy-1", []migrate.TopicPartition{tp(topic, 0), tp(topic, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unregister() }) //nolint:errcheck // the test's chroot goes with it
 	args := []string{"--group", g, "--execute", "--poll-interval", "200ms"}
 	addrs := []string{stacktest.ClosedPort(t), stacktest.ClosedPort(t)}
 	procs := []*dualProc{e.startDual(append(args, "--metrics-addr", addrs[0])...), e.startDual(append(args, "--metrics-addr", addrs[1])...)}
