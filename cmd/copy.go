@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -169,7 +168,7 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	copier := &migrate.Copier{
 		Legacy: legacy, Kafka: kafka, Committer: kafka,
 		Metadata: func(_ string, e migrate.Entry) string {
-			return kafkawriter.ProvenanceMetadata(d.build.Version, e.Mtime)
+			return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: src.stats.Head.Policy.OffsetAdjust}.String()
 		},
 		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates",
 	}

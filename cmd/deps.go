@@ -101,7 +101,7 @@ func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSour
 // topicSource adapts offsetlog's replayed commits to the offsets verify compares.
 type topicSource struct{ r *offsetlog.Reader }
 
-func (s topicSource) Committed(ctx context.Context, groups []string) (map[string]map[migrate.TopicPartition]int64, error) {
+func (s topicSource) Committed(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	offs, _, err := s.r.ReadGroups(ctx, groups)
 	if errors.Is(err, offsetlog.ErrNoOffsetsTopic) {
 		offs, err = offsetlog.Offsets{}, nil // no group was ever coordinated: no commit anywhere
@@ -109,13 +109,19 @@ func (s topicSource) Committed(ctx context.Context, groups []string) (map[string
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", offsetlog.Topic, err)
 	}
-	out := make(map[string]map[migrate.TopicPartition]int64, len(groups))
+	out := make(map[string]migrate.GroupState, len(groups))
 	for _, g := range groups {
-		m := map[migrate.TopicPartition]int64{}
+		s := migrate.GroupState{Committed: map[migrate.TopicPartition]int64{}}
 		for tp, c := range offs[g] {
-			m[tp] = c.Offset
+			s.Committed[tp] = c.Offset
+			if c.Metadata != "" {
+				if s.Metadata == nil {
+					s.Metadata = map[migrate.TopicPartition]string{}
+				}
+				s.Metadata[tp] = c.Metadata
+			}
 		}
-		out[g] = m
+		out[g] = s
 	}
 	return out, nil
 }

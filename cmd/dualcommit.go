@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
@@ -168,7 +167,9 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
-		Metadata: func(_ string, mtime time.Time) string { return kafkawriter.ProvenanceMetadata(d.build.Version, mtime) },
+		Metadata: func(_ string, mtime time.Time) string {
+			return migrate.Provenance{Version: d.build.Version, Mtime: mtime, Adjust: o.policy.OffsetAdjust}.String()
+		},
 	}
 	if o.reverse {
 		if m.LegacyWriter, err = asLegacyWriter(legacy); err != nil {

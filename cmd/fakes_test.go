@@ -121,14 +121,14 @@ type fakeSource struct {
 	err       error
 }
 
-func (s fakeSource) Committed(_ context.Context, groups []string) (map[string]map[migrate.TopicPartition]int64, error) {
+func (s fakeSource) Committed(_ context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	out := map[string]map[migrate.TopicPartition]int64{}
+	out := map[string]migrate.GroupState{}
 	for _, g := range groups {
 		if c, ok := s.committed[g]; ok {
-			out[g] = c
+			out[g] = migrate.GroupState{Committed: c}
 		}
 	}
 	return out, nil

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/archive"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -219,7 +218,7 @@ func forWrites(plan *archive.Plan, write func(*archive.Group)) []string {
 // export's znode, or that of a restore.
 func restoreMetadata(version string, plan *archive.Plan, it archive.Item) string {
 	if plan.Source == archive.SourceZK && plan.Format == archive.FormatJSON {
-		return kafkawriter.ProvenanceMetadata(version, it.Mtime)
+		return migrate.Provenance{Version: version, Mtime: it.Mtime}.String()
 	}
 	v := version
 	if len(v) > 200 {

@@ -55,7 +55,12 @@ func (s *selectionOptions) addFlags(c *cobra.Command) {
 		"when both stores hold an offset: max (never backwards), zk, kafka, or fail")
 	f.StringVar(&s.outOfRange, "out-of-range", string(migrate.RangeFail),
 		"when the ZooKeeper offset is outside the partition's log: fail, clamp, or skip")
-	f.Int64Var(&s.offsetAdjust, "offset-adjust", 0,
+	addOffsetAdjustFlag(c, &s.offsetAdjust)
+}
+
+// addOffsetAdjustFlag is --offset-adjust, one text for every verb that compares or writes.
+func addOffsetAdjustFlag(c *cobra.Command, v *int64) {
+	c.Flags().Int64Var(v, "offset-adjust", 0,
 		"add N to every ZooKeeper offset, for clients that stored the last consumed offset (e.g. 1)")
 }
 

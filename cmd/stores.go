@@ -32,9 +32,10 @@ func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
 // committedSource reads groups' committed offsets some other way than OffsetFetch:
 // `migrate verify --via-topic` decodes __consumer_offsets itself (package offsetlog).
 type committedSource interface {
-	// Committed returns the latest committed offset of every partition of each group (a group
-	// without commits maps to an empty map; a tombstoned partition is absent).
-	Committed(ctx context.Context, groups []string) (map[string]map[migrate.TopicPartition]int64, error)
+	// Committed returns the latest commit of every partition of each group, in the Committed
+	// and Metadata fields of a GroupState (a group without commits has an empty Committed; a
+	// tombstoned partition is absent).
+	Committed(ctx context.Context, groups []string) (map[string]migrate.GroupState, error)
 }
 
 // viaTopicOpener opens a committedSource on the configured Kafka cluster.

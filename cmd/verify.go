@@ -22,6 +22,7 @@ type verifyOptions struct {
 	rows         int
 	viaTopic     bool
 	mark         bool
+	offsetAdjust int64
 
 	opts verify.Options
 	flt  migrate.Filter
@@ -44,6 +45,12 @@ func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
   kafka-out-of-range  Kafka's commit is below the partition's log start or above its log end:
                     fails even when ZooKeeper holds the same offset (a consumer starting there
                     resets by auto.offset.reset)
+  adjust-mismatch   Kafka's commit is the znode plus the --offset-adjust of the zk2kafka copy
+                    that wrote it (read from the commit's metadata), untouched since, and that
+                    adjust differs from this verify's --offset-adjust: one of the two runs is
+                    wrong about what the legacy client stored, by that many records
+
+With --offset-adjust N (as given to the copy), Kafka is expected at the znode's offset + N.
 
 A group passes when every one of its partitions does. -o summary is one row per group (partitions,
 ok, failed, verdict, the failing statuses and live legacy consumers), the failing groups first,
@@ -54,7 +61,8 @@ ok, failed, verdict, the failing statuses and live legacy consumers), the failin
 Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 		Example: `  zk2kafka migrate verify --group orders --strict
   zk2kafka migrate verify --output junit > verify.xml
-  zk2kafka migrate verify --max-kafka-lead 1000 --mark`,
+  zk2kafka migrate verify --max-kafka-lead 1000 --mark
+  zk2kafka migrate verify --group storm-clicks --offset-adjust 1 --strict`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -71,6 +79,7 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, summary (one row per group, failing first), json, or junit (JUnit XML for CI)")
 	f.IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups -o summary lists, failing first (0: every group)")
 	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (an independent check)")
+	addOffsetAdjustFlag(c, &o.offsetAdjust)
 	f.BoolVar(&o.mark, "mark", false, "write the cutover marker /consumers/<group>/zk2kafka-migrated for each group that passes")
 	return c
 }
@@ -82,7 +91,7 @@ func (o *verifyOptions) validate() error {
 	if o.rows < 0 {
 		return fmt.Errorf("--summary-rows must be 0 (every group) or more, got %d", o.rows)
 	}
-	o.opts = verify.Options{Strict: o.strict}
+	o.opts = verify.Options{Strict: o.strict, OffsetAdjust: o.offsetAdjust}
 	// By value, not by Changed: a value from the environment or the config file counts too.
 	switch {
 	case o.maxKafkaLead < -1:
@@ -230,7 +239,7 @@ func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inp
 			return nil, fmt.Errorf("--via-topic: no answer for group %q", n)
 		}
 		s := in.Groups[n]
-		s.Committed = c
+		s.Committed, s.Metadata = c.Committed, c.Metadata
 		out[n] = s
 	}
 	return out, nil

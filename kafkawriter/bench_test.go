@@ -30,7 +30,7 @@ func benchBatch(b *testing.B) ([]GroupCommits, int) {
 		}
 	}
 	prefix := stacktest.Name(b, "bench")
-	meta := ProvenanceMetadata("bench", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	meta := migrate.Provenance{Version: "bench", Mtime: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}.String()
 	var batch []GroupCommits
 	for left, g := n, 0; left > 0; g++ {
 		size := min(left, benchPartitions)

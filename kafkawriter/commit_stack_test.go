@@ -18,7 +18,7 @@ func TestCommitFetchRoundTrip(t *testing.T) {
 	topic := newTopic(t, c, 3)
 	group := stacktest.Name(t, "g")
 	mtime := time.Date(2023, 1, 2, 3, 4, 5, 0, time.UTC)
-	meta := ProvenanceMetadata("v0.0.0-test", mtime)
+	meta := migrate.Provenance{Version: "v0.0.0-test", Mtime: mtime}.String()
 	commits := []migrate.Commit{
 		{TopicPartition: tp(topic, 0), Offset: 5, Metadata: meta},
 		{TopicPartition: tp(topic, 2), Offset: 0, Metadata: meta},

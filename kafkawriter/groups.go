@@ -52,11 +52,18 @@ func (c *Client) Groups(ctx context.Context, groups []string) (map[string]migrat
 	}
 	for _, g := range names {
 		offsets := make(map[migrate.TopicPartition]int64, len(committed[g]))
+		var meta map[migrate.TopicPartition]string
 		for tp, co := range committed[g] {
 			offsets[tp] = co.Offset
+			if co.Metadata != "" {
+				if meta == nil {
+					meta = map[migrate.TopicPartition]string{}
+				}
+				meta[tp] = co.Metadata
+			}
 		}
 		s := states[g]
-		s.Committed = offsets
+		s.Committed, s.Metadata = offsets, meta
 		states[g] = s
 	}
 	return states, nil

@@ -72,6 +72,9 @@ type GroupState struct {
 	Members int
 	// Committed holds the group's committed offsets; partitions without a commit are absent.
 	Committed map[TopicPartition]int64
+	// Metadata holds the metadata string of each commit that carries one, where the store
+	// reads it (nil otherwise): verify reads zk2kafka's Provenance back from it.
+	Metadata map[TopicPartition]string
 }
 
 // Active reports whether the coordinator would refuse an admin (generation -1) commit.

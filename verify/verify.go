@@ -29,12 +29,18 @@ const (
 	// gets OFFSET_OUT_OF_RANGE and resets by auto.offset.reset (to the earliest or latest
 	// record, skipping or repeating the log), so two stores that agree on it are not a pass.
 	StatusKafkaOutOfRange Status = "kafka-out-of-range"
+	// StatusAdjustMismatch: Kafka's commit is still the one zk2kafka wrote (its metadata says
+	// so) and equals the znode plus that copy's --offset-adjust, which differs from the adjust
+	// this verify expects. The two runs disagree on what the legacy client stored, so one of
+	// them is wrong by the difference: records skipped (the copy's adjust is the larger) or read
+	// again. Without this status a wrong +1 would pass as "Kafka 1 ahead: consumers moved on".
+	StatusAdjustMismatch Status = "adjust-mismatch"
 )
 
 // Statuses lists every status in report order.
 func Statuses() []Status {
 	return []Status{StatusMatch, StatusKafkaAhead, StatusKafkaBehind, StatusMissingInKafka, StatusMissingInZK, StatusInvalidZnode,
-		StatusKafkaOutOfRange}
+		StatusKafkaOutOfRange, StatusAdjustMismatch}
 }
 
 // Verdict is a group's outcome.
@@ -54,6 +60,9 @@ type Options struct {
 	Strict bool `json:"strict"`
 	// MaxKafkaLead, when set, is how far Kafka may be ahead of ZooKeeper and still pass.
 	MaxKafkaLead *int64 `json:"max_kafka_lead,omitempty"`
+	// OffsetAdjust is what the legacy client's znodes are off from a Kafka commit by, as for
+	// copy's --offset-adjust: Kafka is expected at the znode's offset plus OffsetAdjust.
+	OffsetAdjust int64 `json:"offset_adjust"`
 	// MatchTopic selects the Kafka commits compared (nil: all). The legacy offsets are expected
 	// to be filtered already (migrate.ReadInputs does); without this, a topic filter would turn
 	// every Kafka commit of an unselected topic into missing-in-zk.
@@ -68,10 +77,15 @@ type Partition struct {
 	// OK is whether this partition lets its group pass under the options.
 	OK bool `json:"ok"`
 	// ZK is the ZooKeeper offset (nil: no usable znode); Kafka the committed one (nil: none).
-	ZK    *int64    `json:"zk_offset"`
-	Kafka *int64    `json:"kafka_offset"`
-	Znode string    `json:"znode,omitempty"`
-	Mtime time.Time `json:"zk_mtime,omitzero"`
+	// Under an --offset-adjust, ZK is the znode's value and Expected what Kafka should hold.
+	ZK       *int64 `json:"zk_offset"`
+	Expected *int64 `json:"expected_kafka_offset,omitempty"`
+	Kafka    *int64 `json:"kafka_offset"`
+	// CopyAdjust is the --offset-adjust zk2kafka wrote Kafka's commit with, read from the
+	// commit's metadata (absent: another writer, or an adjust of 0).
+	CopyAdjust *int64    `json:"copy_offset_adjust,omitempty"`
+	Znode      string    `json:"znode,omitempty"`
+	Mtime      time.Time `json:"zk_mtime,omitzero"`
 	// LogStart and LogEnd are the partition's log range when Kafka's commit was checked
 	// against it (Kafka has a commit and the topics given to Compare describe the partition).
 	LogStart *int64 `json:"log_start,omitempty"`
@@ -159,6 +173,9 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 		if k, ok := ks.Committed[tp]; ok && o.Partition >= 0 {
 			p.Kafka = &k
 			seen[tp] = true
+			if prov, ok := migrate.ParseProvenance(ks.Metadata[tp]); ok && prov.Adjust != 0 {
+				p.CopyAdjust = &prov.Adjust
+			}
 		}
 		switch {
 		case o.Invalid != "":
@@ -167,6 +184,9 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("negative partition %d", o.Partition)
 		case o.Offset < 0:
 			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("znode holds negative offset %d", o.Offset)
+		case !adjustable(o.Offset, opts.OffsetAdjust):
+			p.Status, p.Reason = StatusInvalidZnode,
+				fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, opts.OffsetAdjust)
 		case len(valid[tp]) > 1:
 			p.Status = StatusInvalidZnode
 			p.Reason = fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first", len(valid[tp]), paths(valid[tp]))
@@ -197,33 +217,71 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 	return g
 }
 
-// classify compares a valid ZooKeeper offset with the Kafka commit (if any) and decides OK.
+// adjustable reports whether off+adj is a valid offset (not negative, no overflow).
+func adjustable(off, adj int64) bool {
+	sum := off + adj
+	return sum >= 0 && (adj <= 0 || sum > off)
+}
+
+// classify compares a valid ZooKeeper offset (after the adjust) with the Kafka commit (if
+// any) and decides OK.
 func classify(p *Partition, opts Options) {
-	zk := *p.ZK
+	raw := *p.ZK
+	zk := raw + opts.OffsetAdjust
+	if opts.OffsetAdjust != 0 {
+		p.Expected = &zk
+	}
 	if p.Kafka == nil {
-		p.Status, p.Reason = StatusMissingInKafka, fmt.Sprintf("ZooKeeper %d, Kafka has no commit", zk)
+		p.Status, p.Reason = StatusMissingInKafka, fmt.Sprintf("ZooKeeper %s, Kafka has no commit", zkText(raw, opts.OffsetAdjust))
 		return
 	}
 	k := *p.Kafka
+	if a := p.CopyAdjust; a != nil && *a != opts.OffsetAdjust && adjustable(raw, *a) && k == raw+*a {
+		p.Status = StatusAdjustMismatch
+		p.Reason = fmt.Sprintf("Kafka %d is ZooKeeper %d %+d: the --offset-adjust of the zk2kafka copy that wrote it, which "+
+			"no consumer has moved since; this verify expects --offset-adjust %+d. One of the two is wrong about what the "+
+			"legacy client stored: %s", k, raw, *a, opts.OffsetAdjust, mismatchEffect(*a-opts.OffsetAdjust))
+		return
+	}
+	zkt := zkText(raw, opts.OffsetAdjust)
 	switch {
+	case k == zk && opts.OffsetAdjust != 0:
+		p.Status, p.OK, p.Reason = StatusMatch, true, fmt.Sprintf("both at %d (%s)", k, zkt)
 	case k == zk:
 		p.Status, p.OK, p.Reason = StatusMatch, true, fmt.Sprintf("both at %d", k)
 	case k < zk:
-		p.Status, p.Reason = StatusKafkaBehind, fmt.Sprintf("Kafka %d is %d behind ZooKeeper %d", k, zk-k, zk)
+		p.Status, p.Reason = StatusKafkaBehind, fmt.Sprintf("Kafka %d is %d behind ZooKeeper %s", k, zk-k, zkt)
 	default:
 		lead := k - zk
 		p.Status = StatusKafkaAhead
 		switch {
 		case opts.Strict:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d: --strict requires equality", k, lead, zk)
+			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: --strict requires equality", k, lead, zkt)
 		case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d: more than --max-kafka-lead %d", k, lead, zk, *opts.MaxKafkaLead)
+			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: more than --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
 		case opts.MaxKafkaLead != nil:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d, within --max-kafka-lead %d", k, lead, zk, *opts.MaxKafkaLead)
+			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s, within --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
 		default:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %d (consumers moved on in Kafka)", k, lead, zk)
+			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s (consumers moved on in Kafka)", k, lead, zkt)
 		}
 	}
+}
+
+// zkText is a ZooKeeper offset as reasons show it: the znode's value, and the adjust applied.
+func zkText(raw, adj int64) string {
+	if adj == 0 {
+		return fmt.Sprintf("%d", raw)
+	}
+	return fmt.Sprintf("%d (znode %d %+d --offset-adjust)", raw+adj, raw, adj)
+}
+
+// mismatchEffect says what a consumer starting from Kafka's commit does when the copy's adjust
+// exceeds the expected one by diff.
+func mismatchEffect(diff int64) string {
+	if diff > 0 {
+		return fmt.Sprintf("if this verify is right, a consumer starting from Kafka skips %d record(s) per partition", diff)
+	}
+	return fmt.Sprintf("if this verify is right, a consumer starting from Kafka reads %d record(s) per partition again", -diff)
 }
 
 // checkLog turns a partition whose Kafka commit lies outside its log into kafka-out-of-range,

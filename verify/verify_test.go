@@ -23,6 +23,13 @@ func commits(kv ...any) migrate.GroupState {
 
 func lead(n int64) *int64 { return &n }
 
+// copied is a group whose commit of t/0 is offset, written by a zk2kafka copy with adjust.
+func copied(offset, adjust int64) migrate.GroupState {
+	s := commits("t", 0, int(offset))
+	s.Metadata = map[migrate.TopicPartition]string{{Topic: "t", Partition: 0}: migrate.Provenance{Version: "v1", Adjust: adjust}.String()}
+	return s
+}
+
 // logs describes topic t with two partitions, both with the log range [start, end].
 func logs(start, end int64) map[string]migrate.TopicInfo {
 	r := migrate.PartitionRange{LogStart: start, LogEnd: end}
@@ -79,6 +86,23 @@ func TestComparePartitions(t *testing.T) {
 			topics: logs(0, 100), want: []Status{StatusMatch, StatusKafkaOutOfRange}, wantOK: []bool{true, false}, verdict: VerdictFail},
 		{name: "out of range wins over kafka-ahead", zk: []migrate.LegacyOffset{off("t", 0, 10)}, kafka: commits("t", 0, 200),
 			topics: logs(0, 100), want: []Status{StatusKafkaOutOfRange}, wantOK: []bool{false}, verdict: VerdictFail},
+		// --offset-adjust: what verify expects, and the adjust a zk2kafka copy recorded in the commit.
+		{name: "adjust: kafka at znode + adjust matches", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: copied(151, 1),
+			opts: Options{OffsetAdjust: 1, Strict: true}, want: []Status{StatusMatch}, wantOK: []bool{true}, verdict: VerdictPass},
+		{name: "adjust: a copy's +1 is not consumer progress", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: copied(151, 1),
+			want: []Status{StatusAdjustMismatch}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "adjust: a copy without adjust, verify expects +1", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: copied(150, 0),
+			opts: Options{OffsetAdjust: 1}, want: []Status{StatusKafkaBehind}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "adjust: a copy's +2, verify expects +1", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: copied(152, 2),
+			opts: Options{OffsetAdjust: 1}, want: []Status{StatusAdjustMismatch}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "adjust: consumers moved on since the copy", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: commits("t", 0, 170),
+			opts: Options{OffsetAdjust: 1}, want: []Status{StatusKafkaAhead}, wantOK: []bool{true}, verdict: VerdictPass},
+		{name: "adjust: the copy's commit, but ZooKeeper moved on since", zk: []migrate.LegacyOffset{off("t", 0, 160)}, kafka: copied(151, 1),
+			opts: Options{OffsetAdjust: 1}, want: []Status{StatusKafkaBehind}, wantOK: []bool{false}, verdict: VerdictFail},
+		{name: "adjust: -1 expected below the znode", zk: []migrate.LegacyOffset{off("t", 0, 150)}, kafka: commits("t", 0, 149),
+			opts: Options{OffsetAdjust: -1, Strict: true}, want: []Status{StatusMatch}, wantOK: []bool{true}, verdict: VerdictPass},
+		{name: "adjust: znode 0 with -1 is not an offset", zk: []migrate.LegacyOffset{off("t", 0, 0)}, kafka: commits("t", 0, 0),
+			opts: Options{OffsetAdjust: -1}, want: []Status{StatusInvalidZnode}, wantOK: []bool{false}, verdict: VerdictFail},
 		{name: "a topic not described or missing is not checked", zk: []migrate.LegacyOffset{off("t", 0, 500), off("u", 0, 500)}, kafka: commits("t", 0, 500, "u", 0, 500),
 			topics: map[string]migrate.TopicInfo{"u": {}}, want: []Status{StatusMatch, StatusMatch}, wantOK: []bool{true, true}, verdict: VerdictPass},
 	}

@@ -93,10 +93,12 @@ func (k *KafkaStore) SetGroup(group, state string, members int) {
 func (k *KafkaStore) SetCommitted(group, topic string, partition int32, offset int64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.setCommittedLocked(group, migrate.TopicPartition{Topic: topic, Partition: partition}, offset)
+	k.setCommittedLocked(group, migrate.TopicPartition{Topic: topic, Partition: partition}, offset, "")
 }
 
-func (k *KafkaStore) setCommittedLocked(group string, tp migrate.TopicPartition, offset int64) {
+// setCommittedLocked records a commit and its metadata, kept only when not empty, as Kafka's
+// adapter reads it.
+func (k *KafkaStore) setCommittedLocked(group string, tp migrate.TopicPartition, offset int64, metadata string) {
 	g := k.groups[group]
 	if g.State == "" {
 		g.State = "Empty"
@@ -105,6 +107,14 @@ func (k *KafkaStore) setCommittedLocked(group string, tp migrate.TopicPartition,
 		g.Committed = map[migrate.TopicPartition]int64{}
 	}
 	g.Committed[tp] = offset
+	if metadata == "" {
+		delete(g.Metadata, tp)
+	} else {
+		if g.Metadata == nil {
+			g.Metadata = map[migrate.TopicPartition]string{}
+		}
+		g.Metadata[tp] = metadata
+	}
 	k.groups[group] = g
 }
 
@@ -196,7 +206,7 @@ func (k *KafkaStore) Groups(ctx context.Context, groups []string) (map[string]mi
 	out := make(map[string]migrate.GroupState, len(groups))
 	for _, g := range groups {
 		s := k.groups[g]
-		s.Committed = maps.Clone(s.Committed)
+		s.Committed, s.Metadata = maps.Clone(s.Committed), maps.Clone(s.Metadata)
 		out[g] = s
 	}
 	return out, nil
@@ -250,7 +260,7 @@ func (k *KafkaStore) Commit(ctx context.Context, group string, commits []migrate
 		case k.failKeys[migrate.Key{Group: group, Topic: c.Topic, Partition: c.Partition}] != nil:
 			ce.Err = k.failKeys[migrate.Key{Group: group, Topic: c.Topic, Partition: c.Partition}]
 		default:
-			k.setCommittedLocked(group, c.TopicPartition, c.Offset)
+			k.setCommittedLocked(group, c.TopicPartition, c.Offset, c.Metadata)
 			k.commits = append(k.commits, CommitRecord{Group: group, Commit: c})
 		}
 		out = append(out, ce)

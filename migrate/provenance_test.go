@@ -1,4 +1,4 @@
-package kafkawriter
+package migrate
 
 import (
 	"strings"
@@ -26,7 +26,7 @@ func TestProvenanceMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ProvenanceMetadata(tt.version, tt.mtime)
+			got := Provenance{Version: tt.version, Mtime: tt.mtime}.String()
 			if tt.want != "" && got != tt.want {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
@@ -64,5 +64,38 @@ func TestUTF16Len(t *testing.T) {
 		if got := utf16Len(tt.s); got != tt.want {
 			t.Errorf("utf16Len(%q) = %d, want %d", tt.s, got, tt.want)
 		}
+	}
+}
+
+func TestProvenanceRoundTrip(t *testing.T) {
+	mtime := time.Date(2024, 3, 5, 6, 8, 9, 0, time.UTC)
+	tests := []Provenance{
+		{Version: "v1.2.3", Mtime: mtime},
+		{Version: "v1.2.3", Mtime: mtime, Adjust: 1},
+		{Version: "v1", Adjust: -1},
+		{Version: "odd from zk mtime= name", Mtime: mtime, Adjust: 7}, // the suffix is found from the end
+	}
+	for _, want := range tests {
+		s := want.String()
+		got, ok := ParseProvenance(s)
+		if !ok || got.Version != want.Version || !got.Mtime.Equal(want.Mtime) || got.Adjust != want.Adjust {
+			t.Errorf("ParseProvenance(%q) = %+v, %v; want %+v", s, got, ok, want)
+		}
+	}
+}
+
+func TestParseProvenanceRejects(t *testing.T) {
+	for _, s := range []string{
+		"", "consumer-metadata", "zk2kafka v1", "zk2kafka v1 from zk mtime=yesterday",
+		"zk2kafka v1 from zk mtime=unknown offset-adjust=x", "zk2kafka v1 from zk mtime=unknown offset-adjust=+0",
+		"zk2kafka from zk mtime=unknown trailing",
+	} {
+		if p, ok := ParseProvenance(s); ok {
+			t.Errorf("ParseProvenance(%q) = %+v, want not ok", s, p)
+		}
+	}
+	// The shape of commits written before the adjust was recorded still reads, as adjust 0.
+	if p, ok := ParseProvenance("zk2kafka v0.9.0 from zk mtime=2024-03-05T06:08:09Z"); !ok || p.Adjust != 0 || p.Version != "v0.9.0" {
+		t.Errorf("old provenance: %+v, %v", p, ok)
 	}
 }
