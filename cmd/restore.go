@@ -45,8 +45,9 @@ nothing is written. Then each partition is compared with what the store holds no
 lists the partitions the restore changes (or cannot change: blocked, failed); those already
 holding the file's offset are only counted, unless --all.
 
---to kafka uses copy's gates: a group with live legacy consumers or an active Kafka group is
-not touched. A partition that was written by a copy and has moved since is not put back
+--to kafka runs through copy's executor and its gates: a group with live legacy consumers or
+an active Kafka group is not touched, and the gates and Kafka's offsets are read again just
+before each batch of groups is committed. A partition that was written by a copy and has moved since is not put back
 unless --force. A backup's partitions that had no Kafka commit before the copy cannot be put
 back by an offset commit: they are reported, not restorable (delete them with the
 consumer-groups tool's --delete-offsets, the group stopped).
