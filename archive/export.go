@@ -1,8 +1,9 @@
 // Package archive is zk2kafka's file formats for keeping and putting back offsets: the export
 // document (JSON, with znode paths and mtimes), the consumer-groups tool's CSV
-// (group,topic,partition,offset), and reading a copy's backup file; and the restore plan, a
-// pure function of a parsed file and the current state of the target store. It imports only
-// migrate and the standard library.
+// (group,topic,partition,offset), and reading a copy's backup file (migrate.ParseBackup); the
+// restore plan, a pure function of a parsed file and the current state of the target store;
+// and Restore, which executes it (to Kafka through migrate's copy executor). It imports only
+// migrate, internal/strictjson and the standard library.
 package archive
 
 import (

@@ -7,35 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
+// The keys each object may have are its Go type's JSON field names (strictjson); these are the
+// ones it must have.
 var (
-	exportKeys     = []string{"schema_version", "source", "exported_at", "filter", "offsets", "invalid"}
+	exportKeys     = strictjson.FieldNames(reflect.TypeFor[Export]())
 	exportRequired = []string{"schema_version", "source", "exported_at", "offsets"}
-	offsetKeys     = []string{"group", "topic", "partition", "offset", "znode", "mtime"}
 	offsetRequired = []string{"group", "topic", "partition", "offset"}
-	filterKeys     = []string{"groups", "group_regex", "topic_regex", "exclude_group_regex"}
-	invalidKeys    = []string{"group", "topic", "partition", "znode", "reason"}
-	headerKeys     = []string{"zk2kafka_backup", "created_at", "plan_fingerprint"}
-	recordKeys     = []string{"group", "topic", "partition", "kafka_before", "target"}
+	invalidKeys    = strictjson.FieldNames(reflect.TypeFor[Invalid]())
 )
-
-// isBackup reports whether the first line is a backup header.
-func isBackup(body []byte) bool {
-	first, _, _ := bytes.Cut(body, []byte("\n"))
-	var h map[string]json.RawMessage
-	if json.Unmarshal(first, &h) != nil {
-		return false
-	}
-	_, ok := h["zk2kafka_backup"]
-	return ok
-}
 
 // parseExport reads the export document as a token stream, so that every offset is named by
 // the line it starts on.
@@ -48,11 +37,11 @@ func parseExport(body []byte, errs *errList) File {
 		errs.add(1, "export schema_version %d, this zk2kafka reads %d", *version.V, SchemaVersion)
 		return f
 	}
-	if at, err := objectKeys(body, exportKeys, exportRequired); err != nil {
+	if at, err := strictjson.Object(body, exportKeys, exportRequired, nil); err != nil {
 		errs.add(errorLine(body, at, err), "export document: %v", err)
 		return f
 	}
-	// objectKeys has checked the syntax and the keys: the stream below cannot go wrong but
+	// strictjson.Object has checked the syntax and the keys: the stream below cannot go wrong but
 	// in a value's own layout, which each case reports.
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil {
@@ -94,7 +83,7 @@ func parseExport(body []byte, errs *errList) File {
 		case "filter":
 			var spec migrate.FilterSpec
 			if string(raw) != "null" {
-				_, derr = decodeObject(raw, &spec, filterKeys, nil)
+				_, derr = strictjson.Decode(raw, &spec, nil, nil)
 			}
 		case "invalid":
 			derr = checkInvalid(raw)
@@ -133,15 +122,8 @@ func parseOffsets(body []byte, dec *json.Decoder, f *File, errs *errList) bool {
 			return false
 		}
 		line := lineAt(body, dec.InputOffset()-int64(len(raw)))
-		var o struct {
-			Group     string     `json:"group"`
-			Topic     string     `json:"topic"`
-			Partition int32      `json:"partition"`
-			Offset    int64      `json:"offset"`
-			Znode     string     `json:"znode"`
-			Mtime     *time.Time `json:"mtime"`
-		}
-		if _, err := decodeObject(raw, &o, offsetKeys, offsetRequired); err != nil {
+		var o Offset
+		if _, err := strictjson.Decode(raw, &o, offsetRequired, nil); err != nil {
 			errs.add(line, "offsets[%d]: %v", i, err)
 			continue
 		}
@@ -166,47 +148,21 @@ func checkInvalid(raw []byte) error {
 	}
 	for i, it := range items {
 		var inv Invalid
-		if _, err := decodeObject(it, &inv, invalidKeys, invalidKeys); err != nil {
+		if _, err := strictjson.Decode(it, &inv, invalidKeys, nil); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
 	}
 	return nil
 }
 
-// parseBackup reads a copy's backup: the header line, then one record per line.
+// parseBackup reads a copy's backup (migrate.ParseBackup: the format is written and read
+// there) into entries: each record puts back kafka_before where Kafka still holds target.
 func parseBackup(body []byte, errs *errList) File {
 	f := File{Format: FormatBackup, Source: SourceKafka}
-	lines := bytes.Split(body, []byte("\n"))
-	if len(lines) > 1 && len(bytes.TrimSpace(lines[len(lines)-1])) == 0 {
-		lines = lines[:len(lines)-1] // the newline that ends the last record
-	}
-	var h migrate.BackupHeader
-	if _, err := decodeObject(lines[0], &h, headerKeys, []string{"zk2kafka_backup"}); err != nil {
-		errs.add(1, "backup header: %v", err)
-		return f
-	}
-	if h.Backup != migrate.BackupSchemaVersion {
-		errs.add(1, "backup format %d, this zk2kafka reads %d", h.Backup, migrate.BackupSchemaVersion)
-		return f
-	}
-	for i, l := range lines[1:] {
-		n := i + 2
-		if len(bytes.TrimSpace(l)) == 0 {
-			errs.add(n, "empty line in a backup file")
-			continue
-		}
-		var r migrate.BackupRecord
-		if _, err := decodeObject(l, &r, recordKeys, recordKeys); err != nil {
-			if n == len(lines) && !json.Valid(l) {
-				errs.add(n, "the last line is not a complete record (%v): a copy stopped while writing it, "+
-					"so that batch was not committed; remove the line to restore the rest", err)
-				continue
-			}
-			errs.add(n, "backup record: %v", err)
-			continue
-		}
+	records := migrate.ParseBackup(body, func(line int, msg string) { errs.add(line, "%s", msg) })
+	for _, r := range records {
 		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition},
-			Offset: r.KafkaBefore, Expect: ptr(r.Target), Line: n})
+			Offset: r.KafkaBefore, Expect: ptr(r.Target), Line: r.Line})
 	}
 	return f
 }

@@ -2,10 +2,8 @@ package archive
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -72,7 +70,7 @@ func ParseFor(data []byte, groups []string) (File, error) {
 	switch {
 	case trimmed[0] != '{':
 		f = parseCSV(body, groups, &errs)
-	case isBackup(body):
+	case migrate.IsBackup(body):
 		f = parseBackup(body, &errs)
 	default:
 		f = parseExport(body, &errs)
@@ -168,77 +166,6 @@ func checkDuplicates(entries []Entry, errs *errList) {
 		}
 		first[e.Key] = e.Line
 	}
-}
-
-// nullableKeys are the required keys whose value may be null: a backup's kafka_before is null
-// when Kafka had no commit before the copy.
-var nullableKeys = []string{"kafka_before"}
-
-// objectKeys checks that raw is one JSON object whose keys are all known, none repeated and
-// every required one present and, but for nullableKeys, not null. encoding/json alone would
-// accept repeated keys (the last wins), match keys case-insensitively and read a null number as
-// 0 ("offset": null as offset 0, "partition": null as partition 0): in a file that decides
-// offsets, none of that is acceptable.
-// at is the byte offset in raw where a problem was found.
-func objectKeys(raw []byte, known, required []string) (at int64, err error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0, errors.New("not a JSON object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		at = dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return at, fmt.Errorf("not a JSON object: %w", err)
-		}
-		key, _ := tok.(string)
-		switch {
-		case seen[key]:
-			return at, fmt.Errorf("key %q given twice", key)
-		case !contains(known, key):
-			return at, fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(known, ", "))
-		}
-		seen[key] = true
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return dec.InputOffset(), fmt.Errorf("key %q: %w", key, err)
-		}
-		if string(val) == "null" && contains(required, key) && !contains(nullableKeys, key) {
-			return at, fmt.Errorf("key %q is null", key)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return dec.InputOffset(), fmt.Errorf("not a JSON object: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return dec.InputOffset(), errors.New("data after the JSON object")
-	}
-	for _, k := range required {
-		if !seen[k] {
-			return 0, fmt.Errorf("missing key %q", k)
-		}
-	}
-	return 0, nil
-}
-
-// decodeObject checks raw's keys, then decodes it into v.
-func decodeObject(raw []byte, v any, known, required []string) (int64, error) {
-	if at, err := objectKeys(raw, known, required); err != nil {
-		return at, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return 0, dec.Decode(v)
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // lineAt is the 1-based line of byte offset off in data.

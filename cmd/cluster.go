@@ -33,16 +33,16 @@ func clusterIdentity(ctx context.Context, g *globalOptions, kafka kafkaStore) (*
 
 // checkPlanCluster refuses a saved plan made on another cluster than current, unless --force
 // (then it warns). A plan written before plans recorded their cluster is run with a warning.
-func checkPlanCluster(d *deps, o *copyOptions, saved, current *migrate.ClusterIdentity) error {
+func checkPlanCluster(d *deps, o *copyOptions, saved *migrate.ClusterIdentity, savedSchema int, current *migrate.ClusterIdentity) error {
 	switch {
-	case saved == nil && o.savedSchema < 2:
+	case saved == nil && savedSchema < 2:
 		d.logger.Warn("the plan file records no cluster (written by an earlier zk2kafka): whether it was made on this cluster is not checked",
 			"file", o.planFile, "connected_to", current.String())
 		return nil
 	case saved == nil && !o.force:
 		// Every plan of schema 2 records its cluster: one without was edited.
 		return fmt.Errorf("plan file %s: %w: schema_version %d always records the cluster it was made on, and this one records none "+
-			"(edited?); nothing was written (--force runs it all the same; or make the plan again)", o.planFile, migrate.ErrOtherCluster, o.savedSchema)
+			"(edited?); nothing was written (--force runs it all the same; or make the plan again)", o.planFile, migrate.ErrOtherCluster, savedSchema)
 	case saved == nil:
 		d.logger.Warn("running a plan file that records no cluster (--force)", "file", o.planFile, "connected_to", current.String())
 		return nil

@@ -27,9 +27,6 @@ type copyOptions struct {
 
 	policy migrate.Policy
 	filter migrate.Filter
-	// savedCluster is the saved plan's cluster (nil: none recorded).
-	savedCluster *migrate.ClusterIdentity
-	savedSchema  int // the saved plan file's schema_version
 }
 
 func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -121,14 +118,6 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	var saved *copySource
-	if o.planFile != "" {
-		var err error
-		if saved, err = openSaved(o); err != nil {
-			return err
-		}
-		defer saved.close()
-	}
 	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
@@ -139,69 +128,63 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	bar := newProgress(d, true)
 	defer bar.finish()
 	what := "copy: planning: reading ZooKeeper"
-	if saved != nil {
+	if o.planFile != "" {
 		what = "copy: checking the plan: reading ZooKeeper"
 	}
-	pl := &migrate.Planner{Legacy: migrate.WithReadProgress(legacy, bar.reads(what)), Kafka: kafka, Filter: o.filter,
-		Policy: o.policy, ChunkGroups: o.chunkGroups}
-	if pl.Cluster, err = clusterIdentity(ctx, g, kafka); err != nil {
-		return err
-	}
-	if saved != nil {
-		if err := checkPlanCluster(d, o, o.savedCluster, pl.Cluster); err != nil {
-			return err
-		}
-	}
-	src, err := copyPlan(ctx, d, pl, saved, o)
+	cluster, err := clusterIdentity(ctx, g, kafka)
 	if err != nil {
 		return err
 	}
-	if src != saved {
-		defer func() {
-			if err := src.close(); err != nil {
-				d.logger.Error("closing the temporary plan file", "file", src.path, "err", err)
-			}
-		}()
-	}
-	warnRetention(d, src.stats)
-
-	copier := &migrate.Copier{
-		Legacy: legacy, Kafka: kafka, Committer: kafka,
-		Metadata: func(_ string, e migrate.Entry) string {
-			return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: src.stats.Head.Policy.OffsetAdjust}.String()
+	var (
+		out *copyRenderer
+		// adjust is the executed plan's --offset-adjust (a saved plan's own), known at Start,
+		// before the first write; the provenance records it for verify.
+		adjust int64
+	)
+	job := migrate.CopyJob{
+		Legacy: legacy, Kafka: kafka, Committer: kafka, PlanLegacy: migrate.WithReadProgress(legacy, bar.reads(what)),
+		PlanFile: o.planFile, Replan: o.replan,
+		CheckCluster: func(saved *migrate.ClusterIdentity, schema int, current *migrate.ClusterIdentity) error {
+			return checkPlanCluster(d, o, saved, schema, current)
 		},
-		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates",
+		Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups, Cluster: cluster,
+		Metadata: func(_ string, e migrate.Entry) string {
+			return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: adjust}.String()
+		},
+		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates", Progress: bar.set,
+		Execute: o.execute, Backup: o.backup, Log: d.logger,
+		Start: func(stats *migrate.PlanStats) (func(migrate.GroupResult) error, error) {
+			warnRetention(d, stats)
+			adjust = stats.Head.Policy.OffsetAdjust
+			var err error
+			if out, err = newCopyRenderer(d.stdout, o.output, stats, !o.execute); err != nil {
+				return nil, err
+			}
+			writes := stats.Summary.ByAction[migrate.ActionWrite]
+			if o.execute {
+				bar.phase("copy: writing", writes, "offsets")
+			} else {
+				bar.phase("copy (dry run): checking", writes, "offsets")
+			}
+			return func(g migrate.GroupResult) error {
+				bar.pause()
+				return out.group(g)
+			}, nil
+		},
 	}
-	if o.execute {
-		backup, err := migrate.CreateBackup(o.backup, src.stats.Head.Fingerprint, time.Now())
-		if err != nil {
-			return fmt.Errorf("%w: nothing was written", err)
+	stats, runErr := migrate.Copy(ctx, job)
+	if stats == nil || out == nil {
+		if errors.Is(runErr, migrate.ErrDrift) {
+			return &exitError{code: ExitUnsafe, err: runErr}
 		}
-		defer closeBackup(d, backup)
-		copier.Backup = backup
-		d.logger.Info("backup file created", "file", o.backup)
+		return runErr
 	}
-	out, err := newCopyRenderer(d.stdout, o.output, src.stats, !o.execute)
-	if err != nil {
-		return err
-	}
-	writes := src.stats.Summary.ByAction[migrate.ActionWrite]
-	if o.execute {
-		bar.phase("copy: writing", writes, "offsets")
-	} else {
-		bar.phase("copy (dry run): checking", writes, "offsets")
-	}
-	copier.Progress = bar.set
-	runErr := copier.Stream(ctx, src.stats.Head, src.groups(), src.stats.WriteGroups, o.execute, func(g migrate.GroupResult) error {
-		bar.pause()
-		return out.group(g)
-	})
 	bar.finish()
 	if err := out.end(); err != nil {
 		return errors.Join(runErr, err)
 	}
-	bar.done(d, copyLine(out.counts, src.stats, !o.execute, bar.elapsed()))
-	return copyExit(src.stats, out.counts, runErr)
+	bar.done(d, copyLine(out.counts, stats, !o.execute, bar.elapsed()))
+	return copyExit(stats, out.counts, runErr)
 }
 
 // copyLine is copy's closing line on stderr.
@@ -214,70 +197,6 @@ func copyLine(n map[migrate.PartitionStatus]int, stats *migrate.PlanStats, dryRu
 	return fmt.Sprintf("copy: %s offsets in %s groups written and read back in %s; %s already equal, %s blocked at re-check, %s failed",
 		thousands(int64(n[migrate.StatusWritten])), thousands(int64(stats.WriteGroups)), took, thousands(int64(n[migrate.StatusAlready])),
 		thousands(int64(n[migrate.StatusBlocked])), thousands(int64(n[migrate.StatusFailed])))
-}
-
-// openSaved opens the saved plan and takes its selection and policy from it.
-func openSaved(o *copyOptions) (*copySource, error) {
-	src, err := openSource(o.planFile)
-	if err != nil {
-		return nil, err
-	}
-	head, err := migrate.ReadPlanHead(src.f)
-	if err == nil {
-		o.policy = head.Policy
-		o.filter, err = migrate.NewFilterFromSpec(head.Filter)
-		o.filter.AllowEmpty = o.selection.allowEmpty
-		o.savedCluster, o.savedSchema = head.Cluster, head.ReadFromSchema
-	}
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("plan file %s: %w", o.planFile, err), src.close())
-	}
-	return src, nil
-}
-
-// copyPlan decides what copy executes, before anything is written. With --plan, the saved file
-// is read whole and compared with a fresh plan of the same stores group by group: drift
-// refuses (or, with --replan, a fresh plan is made), an edited file is refused; otherwise the
-// saved file is executed, read once more. Without --plan, a fresh plan is spilled to a
-// temporary file and executed from it.
-func copyPlan(ctx context.Context, d *deps, pl *migrate.Planner, saved *copySource, o *copyOptions) (*copySource, error) {
-	if saved == nil {
-		return spillFresh(ctx, pl, spillAfter)
-	}
-	if err := saved.rewind(); err != nil {
-		return nil, err
-	}
-	chk, err := migrate.CheckSaved(ctx, o.planFile, saved.f, pl, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	if err := saved.unchanged(); err != nil {
-		return nil, err
-	}
-	saved.stats = chk.Saved
-	fp := chk.Saved.Head.Fingerprint
-	drift := chk.Drift
-	if chk.DriftCount > len(drift) {
-		drift = append(drift, fmt.Sprintf("... and %d more", chk.DriftCount-len(drift)))
-	}
-	switch {
-	case chk.DriftCount > 0 && fp == chk.Fresh.Fingerprint:
-		// The stores are exactly as planned, yet the file says otherwise: it was changed after
-		// plan saved it (a group removed to leave it out, a partition set to skip). Executing the
-		// fresh plan would write what the operator took out; executing the file would trust
-		// entries no store backs. Refuse both.
-		return nil, fmt.Errorf("plan %s differs from the plan of the stores it was made from (fingerprint %s): edited after it was saved? nothing was written; re-run plan with the selection you want:\n  %s",
-			o.planFile, fp, strings.Join(drift, "\n  "))
-	case chk.DriftCount > 0 && !o.replan:
-		return nil, unsafe("the stores changed since plan %s; nothing was written (re-run plan, or pass --replan):\n  %s",
-			o.planFile, strings.Join(drift, "\n  "))
-	case chk.DriftCount > 0:
-		d.logger.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", chk.DriftCount)
-		return spillFresh(ctx, pl, spillAfter)
-	}
-	// No drift: the saved plan is executed (when only our own earlier writes differ, it is
-	// resumed: those are found already equal).
-	return saved, nil
 }
 
 // copyExit maps a copy's outcome to the exit codes of --help.
@@ -311,12 +230,6 @@ func warnRetention(d *deps, stats *migrate.PlanStats) {
 	if stats.Head.Retention > 0 && stats.Summary.ByAction[migrate.ActionWrite] > 0 {
 		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
 			"offsets.retention", time.Duration(stats.Head.Retention))
-	}
-}
-
-func closeBackup(d *deps, b *migrate.FileBackup) {
-	if err := b.Close(); err != nil {
-		d.logger.Error("closing the backup file", "file", b.Path(), "err", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -91,70 +90,6 @@ func groupNamesOf(n int) []string {
 		out = append(out, fmt.Sprintf("g%03d", i))
 	}
 	return out
-}
-
-// TestCopySourceRefusesAChangedFile: a plan file changed after it was checked stops the
-// stream of its groups with an error naming it.
-func TestCopySourceRefusesAChangedFile(t *testing.T) {
-	f := chunkedFixture(3)
-	dir := t.TempDir()
-	planFile := savePlan(t, f, dir)
-	src, err := openSource(planFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.close()
-	if err := os.WriteFile(planFile, []byte("{}"), 0o644); err != nil { // same inode, new content
-		t.Fatal(err)
-	}
-	var groups int
-	var last error
-	for gs, err := range src.groups() {
-		groups += len(gs)
-		last = err
-	}
-	if last == nil || !strings.Contains(last.Error(), "changed while copy ran") || groups != 0 {
-		t.Fatalf("read %d groups, last error %v; want none and the change named", groups, last)
-	}
-}
-
-// TestSpillFresh: a fresh plan with more writes than the limit goes to a temporary plan file
-// that yields every group's writes once, with the whole plan's counts, and is removed on close.
-func TestSpillFresh(t *testing.T) {
-	for _, limit := range []int{0, 3, 100} {
-		f := chunkedFixture(10)
-		f.legacy.SetLive("g004", "c1") // gated: counted, blocked, not kept
-		pl := &migrate.Planner{Legacy: f.legacy, Kafka: f.kafka, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-		src, err := spillFresh(context.Background(), pl, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if onDisk := src.f != nil; onDisk != (limit < 9) {
-			t.Errorf("limit %d: on disk %v, want %v", limit, onDisk, limit < 9)
-		}
-		var got []string
-		for gs, err := range src.groups() {
-			if err != nil {
-				t.Fatalf("limit %d: %v", limit, err)
-			}
-			for _, g := range gs {
-				got = append(got, g.Group)
-			}
-		}
-		want := slices.DeleteFunc(groupNamesOf(10), func(g string) bool { return g == "g004" })
-		s := src.stats
-		if !slices.Equal(got, want) || s.WriteGroups != 9 || s.Summary.Groups != 10 || s.Summary.ByAction[migrate.ActionBlock] != 1 ||
-			len(s.Blocked) != 1 || !strings.HasPrefix(s.Head.Fingerprint, "sha256:") {
-			t.Errorf("limit %d: groups %v, stats %+v", limit, got, s)
-		}
-		dir := filepath.Dir(src.path)
-		if err := src.close(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(dir); src.f != nil && !os.IsNotExist(err) {
-			t.Errorf("limit %d: temporary directory %s left: %v", limit, dir, err)
-		}
-	}
 }
 
 // TestPlanOutputDoesNotDependOnChunks: the JSON and CSV of a plan streamed 2 groups at a time

@@ -2,11 +2,8 @@ package cmd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,8 +44,9 @@ nothing is written. Then each partition is compared with what the store holds no
 lists the partitions the restore changes (or cannot change: blocked, failed); those already
 holding the file's offset are only counted, unless --all.
 
---to kafka uses copy's gates: a group with live legacy consumers or an active Kafka group is
-not touched. A partition that was written by a copy and has moved since is not put back
+--to kafka runs through copy's executor and its gates: a group with live legacy consumers or
+an active Kafka group is not touched, and the gates and Kafka's offsets are read again just
+before each batch of groups is committed. A partition that was written by a copy and has moved since is not put back
 unless --force. A backup's partitions that had no Kafka commit before the copy cannot be put
 back by an offset commit: they are reported, not restorable (delete them with the
 consumer-groups tool's --delete-offsets, the group stopped).
@@ -120,109 +118,41 @@ func (o *restoreOptions) validate() error {
 }
 
 func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
-	data, err := os.ReadFile(o.file)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
+	to := archive.Target(o.to)
+	req := archive.Request{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: to, Force: o.force,
+		Execute: o.execute, Backup: o.backup, Version: d.build.Version,
+		Provenance: func(mtime time.Time) string {
+			return migrate.Provenance{Version: d.build.Version, Mtime: mtime}.String()
+		}}
 	// Kafka's 3-column form names no group: only a --group typed on this command line may
 	// supply it, never one left in the environment or a config file for other runs.
-	var owner []string
 	if o.groupTyped {
-		owner = o.flt.Groups
+		req.Owner = o.flt.Groups
 	}
-	file, err := archive.ParseFor(data, owner)
-	if err != nil {
-		return fmt.Errorf("restore file %s: %w: nothing was written", o.file, err)
-	}
-	inFile := len(file.Groups())
-	if file, err = file.Select(o.flt); err != nil {
-		return fmt.Errorf("restore file %s: %w", o.file, err)
-	}
-	if len(file.Entries) == 0 && !o.flt.AllowEmpty {
-		return fmt.Errorf("restore file %s: %w: the selection (%s) matches no offset of its %d group(s); nothing was written (--allow-empty runs on an empty selection)",
-			o.file, migrate.ErrEmptySelection, o.filter.describe(), inFile)
-	}
-	sum := sha256.Sum256(data)
-	fingerprint := "restore:" + hex.EncodeToString(sum[:])
-	to := archive.Target(o.to)
-
 	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return err
 	}
 	defer closeLegacy()
-	var (
-		kafka  kafkaStore
-		writer legacyWriter
-	)
+	req.Legacy = legacy
 	if to == archive.TargetKafka {
-		var closeKafka func()
-		if kafka, closeKafka, err = d.stores.OpenKafka(ctx, g, d); err != nil {
+		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+		if err != nil {
 			return err
 		}
 		defer closeKafka()
-	} else if writer, err = asLegacyWriter(legacy); err != nil {
+		req.Kafka = kafka
+	} else if req.Writer, err = asLegacyWriter(legacy); err != nil {
 		return fmt.Errorf("--to zk: %w", err)
 	}
-	st, err := readRestoreState(ctx, legacy, kafka, file)
-	if err != nil {
-		return err
+	res, runErr := archive.Restore(ctx, req)
+	if res == nil {
+		return runErr
 	}
-	plan, err := archive.PlanRestore(file, to, st, archive.Options{Force: o.force})
-	if err != nil {
-		return fmt.Errorf("restore file %s: %w", o.file, err)
-	}
-	plan.DryRun = !o.execute
-	var runErr error
-	backup := ""
-	if o.execute && plan.Counts()[migrate.StatusWouldWrite] > 0 {
-		backup = o.backup
-		if to == archive.TargetKafka {
-			runErr = restoreKafka(ctx, kafka, &plan, backup, fingerprint, d.build.Version)
-		} else {
-			runErr = restoreZK(ctx, legacy, writer, &plan, backup)
-		}
-	}
-	if err := renderRestore(d.stdout, o.output, o.file, backup, plan, o.all); err != nil {
+	if err := renderRestore(d.stdout, o.output, o.file, res.Backup, res.Plan, o.all); err != nil {
 		return errors.Join(runErr, err)
 	}
-	return restoreExit(plan, runErr)
-}
-
-// readRestoreState reads what the file's groups hold now: their ZooKeeper trees (liveness,
-// and the offsets for a ZooKeeper target) and, with kafka, their Kafka state and topics.
-func readRestoreState(ctx context.Context, legacy migrate.LegacyStore, kafka kafkaStore, file archive.File) (archive.State, error) {
-	groups := file.Groups()
-	st := archive.State{Groups: make(map[string]archive.Current, len(groups))}
-	if len(groups) == 0 {
-		return st, nil
-	}
-	zk, err := readExistingLegacy(ctx, legacy, groups)
-	if err != nil {
-		return archive.State{}, err
-	}
-	var ks map[string]migrate.GroupState
-	if kafka != nil {
-		if ks, err = kafka.Groups(ctx, groups); err != nil {
-			return archive.State{}, fmt.Errorf("read %d groups from kafka: %w", len(groups), err)
-		}
-		topics := file.Topics()
-		if st.Topics, err = kafka.Topics(ctx, topics); err != nil {
-			return archive.State{}, fmt.Errorf("describe %d topics in kafka: %w", len(topics), err)
-		}
-	}
-	for _, name := range groups {
-		cur := archive.Current{LiveConsumers: zk[name].LiveConsumers, ZK: zk[name].Offsets}
-		if kafka != nil {
-			s, ok := ks[name]
-			if !ok {
-				return archive.State{}, fmt.Errorf("read group %q from kafka: no answer for it", name)
-			}
-			cur.Kafka = s
-		}
-		st.Groups[name] = cur
-	}
-	return st, nil
+	return restoreExit(res.Plan, runErr)
 }
 
 // restoreExit maps a restore's outcome to the exit codes of --help.

@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -63,39 +61,3 @@ func (legacyOnly) Groups(_ context.Context, groups []string) (map[string]migrate
 }
 
 func (legacyOnly) OffsetsRetention(context.Context) (time.Duration, error) { return 0, nil }
-
-// readExistingLegacy reads those of groups that exist under /consumers; the others are absent
-// from the result (a restore may create a group, and a group that does not exist has no live
-// consumers and no offsets).
-func readExistingLegacy(ctx context.Context, legacy migrate.LegacyStore, groups []string) (map[string]migrate.LegacyGroup, error) {
-	all, err := legacy.ListGroups(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list legacy groups: %w", err)
-	}
-	var names []string
-	for _, g := range groups {
-		if _, found := slices.BinarySearch(all, g); found {
-			names = append(names, g)
-		}
-	}
-	out := make(map[string]migrate.LegacyGroup, len(names))
-	if len(names) == 0 {
-		return out, nil
-	}
-	var mu sync.Mutex // the store may call emit from its reader goroutines
-	err = legacy.ReadGroups(ctx, names, func(g migrate.LegacyGroup) error {
-		mu.Lock()
-		defer mu.Unlock()
-		out[g.Group] = g
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %d legacy groups: %w", len(names), err)
-	}
-	for _, n := range names {
-		if _, ok := out[n]; !ok {
-			return nil, fmt.Errorf("read legacy group %q: the store returned nothing for it", n)
-		}
-	}
-	return out, nil
-}

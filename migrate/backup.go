@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 )
 
 // BackupSchemaVersion versions the backup file layout.
@@ -112,3 +116,63 @@ func (b *FileBackup) cutBack() error {
 
 // Close closes the file.
 func (b *FileBackup) Close() error { return b.f.Close() }
+
+// IsBackup reports whether the first line of body is a backup header.
+func IsBackup(body []byte) bool {
+	first, _, _ := bytes.Cut(body, []byte("\n"))
+	var h map[string]json.RawMessage
+	if json.Unmarshal(first, &h) != nil {
+		return false
+	}
+	_, ok := h["zk2kafka_backup"]
+	return ok
+}
+
+// BackupLine is one record of a backup file and the line it is on (1-based).
+type BackupLine struct {
+	BackupRecord
+	Line int
+}
+
+// ParseBackup reads a backup file strictly: the header line, then one record per line, every
+// key exact, none unknown or repeated, every one of a record present (kafka_before may be null).
+// Each problem goes to report with its line, and a record with one is left out; a bad header or
+// format version stops the read.
+func ParseBackup(body []byte, report func(line int, msg string)) []BackupLine {
+	lines := bytes.Split(body, []byte("\n"))
+	if len(lines) > 1 && len(bytes.TrimSpace(lines[len(lines)-1])) == 0 {
+		lines = lines[:len(lines)-1] // the newline that ends the last record
+	}
+	var h BackupHeader
+	if _, err := strictjson.Decode(lines[0], &h, []string{"zk2kafka_backup"}, nil); err != nil {
+		report(1, fmt.Sprintf("backup header: %v", err))
+		return nil
+	}
+	if h.Backup != BackupSchemaVersion {
+		report(1, fmt.Sprintf("backup format %d, this zk2kafka reads %d", h.Backup, BackupSchemaVersion))
+		return nil
+	}
+	var out []BackupLine
+	for i, l := range lines[1:] {
+		n := i + 2
+		if len(bytes.TrimSpace(l)) == 0 {
+			report(n, "empty line in a backup file")
+			continue
+		}
+		var r BackupRecord
+		if _, err := strictjson.Decode(l, &r, backupRecordKeys, []string{"kafka_before"}); err != nil {
+			if n == len(lines) && !json.Valid(l) {
+				report(n, fmt.Sprintf("the last line is not a complete record (%v): a copy stopped while writing it, "+
+					"so that batch was not committed; remove the line to restore the rest", err))
+				continue
+			}
+			report(n, fmt.Sprintf("backup record: %v", err))
+			continue
+		}
+		out = append(out, BackupLine{BackupRecord: r, Line: n})
+	}
+	return out
+}
+
+// backupRecordKeys are a record's keys: all of them are required.
+var backupRecordKeys = strictjson.FieldNames(reflect.TypeFor[BackupRecord]())

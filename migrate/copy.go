@@ -98,7 +98,18 @@ type Copier struct {
 	GatesOnly bool
 	// Progress, when set, is told how many planned writes are done so far.
 	Progress func(done int)
+	// Replan, when set, decides each batch afresh in place of the plan's policy over the
+	// ZooKeeper offsets: for a plan whose targets come from elsewhere (a restore's file). The
+	// re-check then reads what the gates read (liveness, the Kafka group state and commits)
+	// and the batch's topics, never the ZooKeeper offsets; a group ZooKeeper does not hold
+	// has no live consumers.
+	Replan Replanner
 }
+
+// Replanner plans the groups of a batch afresh from what the re-check read: one GroupPlan per
+// group of in.Legacy (same names), whose write entries are what may be committed now. An entry
+// planned as a write is committed only when the fresh plan still writes the same target.
+type Replanner func(in Inputs) (map[string]GroupPlan, error)
 
 // decideBatch compares each of the batch's planned writes with its fresh plan and, when
 // executing, backs up what the commits will overwrite: after it, the batch is ready to commit.
@@ -212,6 +223,8 @@ func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string,
 			pr.Status, pr.Reason = StatusBlocked, "the ZooKeeper offset is gone since the plan"
 		case e.Kafka != nil && *e.Kafka == planned.Target:
 			pr.Status, pr.Reason = StatusAlready, "Kafka already holds the target"
+		case e.Action != ActionWrite && e.Class == "":
+			pr.Status, pr.Reason = StatusBlocked, "changed since the plan: "+e.Reason
 		case e.Action != ActionWrite:
 			pr.Status, pr.Reason = StatusBlocked, "changed since the plan: now "+string(e.Class)+": "+e.Reason
 		case e.Target != planned.Target:

@@ -8,7 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+
+	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 )
+
+// planFieldNames is every JSON field name of the Plan layout: all lower case and distinct, so
+// strictjson.CheckKeys then a decode with unknown fields refused reads a plan strictly.
+var planFieldNames = strictjson.AllFieldNames(reflect.TypeFor[Plan]())
 
 // EncodePlan writes p as indented JSON after checking it with Validate: a plan that could not
 // be read back is never written.
@@ -107,7 +114,7 @@ func decodeWhole(r io.Reader) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("read plan: %w", err)
 	}
-	if err := checkJSONKeys(data, planFieldNames()); err != nil {
+	if err := strictjson.CheckKeys(data, planFieldNames); err != nil {
 		return Plan{}, fmt.Errorf("decode plan: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

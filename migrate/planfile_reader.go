@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 )
 
 // planTopKeys are the keys of a plan document's top-level object.
@@ -42,7 +44,7 @@ func ScanPlan(r io.Reader, fn func(GroupPlan) error) (Plan, error) {
 		p.Groups = nil
 		return p, nil
 	}
-	s := &planScanner{dec: json.NewDecoder(br), known: planFieldNames()}
+	s := &planScanner{dec: json.NewDecoder(br), known: planFieldNames}
 	p, err := s.scan(fn)
 	if err != nil {
 		var cb callbackError
@@ -63,7 +65,7 @@ func ReadPlanHead(r io.Reader) (Plan, error) {
 	if !startsWithObject(br) {
 		return decodeWhole(br)
 	}
-	s := &planScanner{headOnly: true, dec: json.NewDecoder(br), known: planFieldNames()}
+	s := &planScanner{headOnly: true, dec: json.NewDecoder(br), known: planFieldNames}
 	p, err := s.scan(func(GroupPlan) error { return nil })
 	if err != nil {
 		return Plan{}, fmt.Errorf("decode plan: %w", err)
@@ -237,7 +239,7 @@ func (s *planScanner) groups(order *groupOrder, fn func(GroupPlan) error) error 
 
 // strict checks raw's keys (exact names, no repeats) and decodes it with unknown fields refused.
 func (s *planScanner) strict(at string, raw []byte, v any) error {
-	if err := checkJSONKeys(raw, s.known); err != nil {
+	if err := strictjson.CheckKeys(raw, s.known); err != nil {
 		return fmt.Errorf("%s: %w", at, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -150,13 +150,20 @@ func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (m
 	switch {
 	case ok:
 		in, err = c.recheckInputs(ctx, rc, plan, chunk)
-	case c.GatesOnly:
+	case c.GatesOnly || c.Replan != nil:
 		err = errors.New("the legacy store cannot re-check liveness alone")
 	default:
 		in, err = c.rereadInputs(ctx, plan, chunk)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("re-check before writing: %w", err)
+	}
+	if c.Replan != nil {
+		out, err := c.Replan(in)
+		if err != nil {
+			return nil, fmt.Errorf("re-check before writing: %w", err)
+		}
+		return out, nil
 	}
 	p, err := buildGroups(in, plan.Policy, plan.CreatedAt)
 	if err != nil {
@@ -189,7 +196,7 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 		reqs[i].Group = w.Group
 		for _, e := range w.Entries {
 			topics = append(topics, e.Topic)
-			if !c.GatesOnly {
+			if !c.GatesOnly && c.Replan == nil {
 				reqs[i].Offsets = append(reqs[i].Offsets, LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
 			}
 		}
@@ -225,7 +232,7 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 		if g.Group != names[i] {
 			return Inputs{}, fmt.Errorf("re-read legacy group %q: the store returned %q in its place", names[i], g.Group)
 		}
-		if c.GatesOnly {
+		if c.GatesOnly && c.Replan == nil {
 			in.Legacy[i].Offsets = plannedOffsets(chunk[i], plan.Policy.OffsetAdjust)
 		}
 	}

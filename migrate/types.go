@@ -1,6 +1,7 @@
 // Package migrate is the core of zk2kafka: the domain types, the plan computation, the copy
 // executor and the interfaces the stores are reached through. It imports only the standard
-// library; the ZooKeeper and Kafka adapters implement its interfaces.
+// library and internal/strictjson (itself standard library only); the ZooKeeper and Kafka
+// adapters implement its interfaces.
 package migrate
 
 import (

@@ -153,7 +153,7 @@ func cloneLegacy(g migrate.LegacyGroup) migrate.LegacyGroup {
 var _ migrate.LegacyRechecker = (*LegacyStore)(nil)
 
 // RecheckGroups returns each asked group's live consumers and the asked offsets it still holds
-// (matched by path). A group the store does not hold is an error, as in ReadGroups.
+// (matched by path). A group the store does not hold comes back empty, as from zkreader.
 func (s *LegacyStore) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest) ([]migrate.LegacyGroup, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -166,11 +166,10 @@ func (s *LegacyStore) RecheckGroups(ctx context.Context, reqs []migrate.RecheckR
 		if err := s.readErr[req.Group]; err != nil {
 			return nil, fmt.Errorf("recheck group %q: %w", req.Group, err)
 		}
-		g, ok := s.groups[req.Group]
-		if !ok {
-			return nil, fmt.Errorf("recheck group %q: %w", req.Group, migrate.ErrGroupNotFound)
-		}
-		fresh := migrate.LegacyGroup{Group: g.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
+		// A group the store does not hold has no registrations and no znodes, as zkreader
+		// answers it (its listings of a missing path are empty).
+		g := s.groups[req.Group]
+		fresh := migrate.LegacyGroup{Group: req.Group, LiveConsumers: slices.Clone(g.LiveConsumers)}
 		for _, want := range req.Offsets {
 			if i := slices.IndexFunc(g.Offsets, func(o migrate.LegacyOffset) bool { return o.Path == want.Path }); i >= 0 {
 				fresh.Offsets = append(fresh.Offsets, g.Offsets[i])

@@ -1,4 +1,10 @@
-package migrate
+// Package strictjson is zk2kafka's one strict reading of JSON, for every file that decides
+// offsets (plan files, export documents, backups): object keys must be exact field names (the
+// standard decoder matches them case-insensitively), never repeated in one object (it lets the
+// last one win), never unknown; a required key must be present and not null (it reads a null
+// number as 0). The known keys come from the Go types, by reflection, never from hand-kept
+// lists. It imports only the standard library.
+package strictjson
 
 import (
 	"encoding"
@@ -10,19 +16,29 @@ import (
 	"strings"
 )
 
-// maxJSONDepth bounds nesting; a plan is five levels deep, anything far deeper is not a plan.
-const maxJSONDepth = 32
+// MaxDepth bounds nesting; a plan is five levels deep, anything far deeper is not a document
+// of ours.
+const MaxDepth = 32
 
-// planFieldNames returns every JSON field name of the Plan layout. All are lower case and
-// distinct, so a key that is in this set and accepted by the standard decoder at its position
-// (which matches case-insensitively, with DisallowUnknownFields) is exactly the right field.
-func planFieldNames() map[string]bool {
+// AllFieldNames returns every JSON field name of t and of the types it nests. When all are lower
+// case and distinct, a key that is in this set and accepted by the standard decoder at its
+// position (which matches case-insensitively, with DisallowUnknownFields) is exactly the right
+// field: CheckKeys over the document, then a decode with unknown fields refused, is strict.
+func AllFieldNames(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
-	collectFieldNames(reflect.TypeFor[Plan](), names)
+	collectFieldNames(t, names, true)
 	return names
 }
 
-func collectFieldNames(t reflect.Type, names map[string]bool) {
+// FieldNames returns the JSON field names of struct type t itself, in field order.
+func FieldNames(t reflect.Type) []string {
+	names := map[string]bool{}
+	var order []string
+	collectFieldNames(t, names, false, &order)
+	return order
+}
+
+func collectFieldNames(t reflect.Type, names map[string]bool, deep bool, order ...*[]string) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
@@ -37,13 +53,18 @@ func collectFieldNames(t reflect.Type, names map[string]bool) {
 		case name == "-" || !f.IsExported():
 			continue
 		case f.Anonymous && tag == "":
-			collectFieldNames(f.Type, names)
+			collectFieldNames(f.Type, names, deep, order...)
 			continue
 		case name == "":
 			name = f.Name
 		}
+		if !names[name] && len(order) > 0 {
+			*order[0] = append(*order[0], name)
+		}
 		names[name] = true
-		collectFieldNames(f.Type, names)
+		if deep {
+			collectFieldNames(f.Type, names, deep)
+		}
 	}
 }
 
@@ -55,19 +76,19 @@ type jsonFrame struct {
 	index  int      // array: the current element
 }
 
-// checkJSONKeys scans the object keys of data and rejects keys outside known, keys repeated
-// within one object and nesting deeper than maxJSONDepth. It is a byte scan, not a parse (the
+// CheckKeys scans the object keys of data and rejects keys outside known, keys repeated
+// within one object and nesting deeper than MaxDepth. It is a byte scan, not a parse (the
 // standard decoder checks the syntax afterwards): strings are skipped whole, so a brace or a
 // quote inside one is never structure. A token-by-token json.Decoder walk did the same at a
 // third of the speed of the decode itself.
-func checkJSONKeys(data []byte, known map[string]bool) error {
+func CheckKeys(data []byte, known map[string]bool) error {
 	var stack []jsonFrame
 	expectKey := false
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '{', '[':
-			if len(stack) >= maxJSONDepth {
-				return fmt.Errorf("%s: nested deeper than %d levels", jsonPath(stack), maxJSONDepth)
+			if len(stack) >= MaxDepth {
+				return fmt.Errorf("%s: nested deeper than %d levels", jsonPath(stack), MaxDepth)
 			}
 			obj := data[i] == '{'
 			if len(stack) < cap(stack) { // reuse the seen slice of an earlier frame

@@ -1,4 +1,4 @@
-package cmd
+package migrate
 
 import (
 	"context"
@@ -9,26 +9,27 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// copySource is the plan copy executes, streamed from a file it has already read whole and
+// planSource is the plan copy executes, streamed from a file it has already read whole and
 // checked (the saved plan, or a fresh plan spilled to a temporary file), with the counts of
 // that first read: copy prepares everything before writing anything, without holding the plan.
-type copySource struct {
+type planSource struct {
 	path  string
 	f     *os.File
 	info  os.FileInfo // size and mtime when it was checked
-	stats *migrate.PlanStats
+	stats *PlanStats
 	// remove deletes a temporary plan file's directory on close (nil: the operator's file).
 	remove func() error
 	// mem holds a small fresh plan's writes instead of a file (f nil).
-	mem []migrate.GroupPlan
+	mem []GroupPlan
+	// cluster and schema are a saved plan's recorded cluster and schema_version as written.
+	cluster *ClusterIdentity
+	schema  int
 }
 
-// openSource opens path and remembers its size and mtime.
-func openSource(path string) (*copySource, error) {
+// openPlanSource opens path and remembers its size and mtime.
+func openPlanSource(path string) (*planSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open plan file: %w", err)
@@ -37,10 +38,10 @@ func openSource(path string) (*copySource, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("plan file %s: %w", path, err), f.Close())
 	}
-	return &copySource{path: path, f: f, info: info}, nil
+	return &planSource{path: path, f: f, info: info}, nil
 }
 
-func (s *copySource) close() error {
+func (s *planSource) close() error {
 	if s.f == nil {
 		return nil
 	}
@@ -52,7 +53,7 @@ func (s *copySource) close() error {
 }
 
 // rewind puts the file back at its start for another read.
-func (s *copySource) rewind() error {
+func (s *planSource) rewind() error {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("plan file %s: %w", s.path, err)
 	}
@@ -61,7 +62,7 @@ func (s *copySource) rewind() error {
 
 // unchanged reports an error when the file is no longer the one checked: a plan edited between
 // the check and the writes must not be written from.
-func (s *copySource) unchanged() error {
+func (s *planSource) unchanged() error {
 	now, err := s.f.Stat()
 	if err != nil {
 		return fmt.Errorf("plan file %s: %w", s.path, err)
@@ -75,8 +76,8 @@ func (s *copySource) unchanged() error {
 
 // groups streams the file's groups again, from its start, one group at a time, checking before
 // each that the file is still the one checked. Copier.Stream pulls them as it goes.
-func (s *copySource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
-	return func(yield func([]migrate.GroupPlan, error) bool) {
+func (s *planSource) groups() iter.Seq2[[]GroupPlan, error] {
+	return func(yield func([]GroupPlan, error) bool) {
 		if s.f == nil {
 			yield(s.mem, nil)
 			return
@@ -90,11 +91,11 @@ func (s *copySource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
 			return
 		}
 		stopped := false
-		_, err := migrate.ScanPlan(s.f, func(g migrate.GroupPlan) error {
+		_, err := ScanPlan(s.f, func(g GroupPlan) error {
 			if err := s.unchanged(); err != nil {
 				return err
 			}
-			if !yield([]migrate.GroupPlan{g}, nil) {
+			if !yield([]GroupPlan{g}, nil) {
 				stopped = true
 				return errors.New("stopped")
 			}
@@ -118,7 +119,7 @@ const spillAfter = 20000
 // their writes: in memory up to spillAfter of them, beyond that in a temporary plan file. It
 // is what copy without --plan executes: the plan is read whole before anything is written, as
 // it always was, and its fingerprint is known for the backup header.
-func spillFresh(ctx context.Context, pl *migrate.Planner, limit int) (*copySource, error) {
+func spillFresh(ctx context.Context, pl *Planner, limit int) (*planSource, error) {
 	sink := &spillSink{limit: limit}
 	tail, err := pl.Stream(ctx, time.Now(), sink)
 	if err == nil && sink.file != nil {
@@ -131,9 +132,9 @@ func spillFresh(ctx context.Context, pl *migrate.Planner, limit int) (*copySourc
 	sink.stats.Summary = tail.Summary
 	sink.stats.Head.Fingerprint = tail.Fingerprint
 	if sink.dir == "" {
-		return &copySource{path: "(memory)", stats: sink.stats, mem: sink.mem}, nil
+		return &planSource{path: "(memory)", stats: sink.stats, mem: sink.mem}, nil
 	}
-	src, err := openSource(sink.path())
+	src, err := openPlanSource(sink.path())
 	if err != nil {
 		return nil, errors.Join(err, sink.discard())
 	}
@@ -144,34 +145,34 @@ func spillFresh(ctx context.Context, pl *migrate.Planner, limit int) (*copySourc
 
 // spillSink counts every group and keeps only the groups with writes, only their writes.
 type spillSink struct {
-	head    migrate.Plan
-	stats   *migrate.PlanStats
-	mem     []migrate.GroupPlan
+	head    Plan
+	stats   *PlanStats
+	mem     []GroupPlan
 	entries int
 	limit   int    // writes kept in memory before the spill
 	dir     string // the temporary directory, once spilled
-	file    *migrate.PlanFileWriter
+	file    *PlanFileWriter
 }
 
 func (s *spillSink) path() string { return filepath.Join(s.dir, "plan.json") }
 
-func (s *spillSink) Head(p migrate.Plan) error {
-	s.head, s.stats = p, migrate.NewPlanStats(p)
+func (s *spillSink) Head(p Plan) error {
+	s.head, s.stats = p, NewPlanStats(p)
 	return nil
 }
 
-func (s *spillSink) Groups(gs []migrate.GroupPlan) error {
+func (s *spillSink) Groups(gs []GroupPlan) error {
 	for _, g := range gs {
 		s.stats.Add(g)
-		var writes []migrate.Entry
+		var writes []Entry
 		for _, e := range g.Entries {
-			if e.Action == migrate.ActionWrite {
+			if e.Action == ActionWrite {
 				writes = append(writes, e)
 			}
 		}
 		if len(writes) > 0 {
 			// A group with writes has no gates (Build blocks a gated group's writes).
-			s.mem = append(s.mem, migrate.GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
+			s.mem = append(s.mem, GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
 				LiveConsumers: g.LiveConsumers, Gates: g.Gates, Entries: writes})
 			s.entries += len(writes)
 		}
@@ -185,7 +186,7 @@ func (s *spillSink) Groups(gs []migrate.GroupPlan) error {
 			return fmt.Errorf("temporary plan file: %w", err)
 		}
 		s.dir = dir
-		if s.file, err = migrate.CreatePlanFile(s.path(), s.head); err != nil {
+		if s.file, err = CreatePlanFile(s.path(), s.head); err != nil {
 			return err
 		}
 	}

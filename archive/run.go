@@ -1,0 +1,199 @@
+package archive
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
+
+// KafkaStore is what a restore to Kafka reads and commits through.
+type KafkaStore interface {
+	migrate.KafkaState
+	migrate.OffsetCommitter
+}
+
+// LegacyWriter writes a group's offset znodes (zkreader.Reader does): a restore to ZooKeeper.
+type LegacyWriter interface {
+	WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error
+}
+
+// Request is one restore: the file, what of it to restore, where, and the stores.
+type Request struct {
+	Path string // the file to restore
+	// Owner names the group of a topic,partition,offset CSV: the --group typed on the command
+	// line, never one from the environment or a config file (ParseFor).
+	Owner []string
+	// Filter selects the file's groups and topics; Selection says it in words, for messages.
+	Filter    migrate.Filter
+	Selection string
+	To        Target
+	Force     bool
+	Execute   bool
+	Backup    string // the backup file to create before writing
+	// Version is the zk2kafka version, in the commit metadata of a restore to Kafka, and
+	// Provenance the metadata of an offset from a ZooKeeper export (by its znode's mtime).
+	Version    string
+	Provenance func(mtime time.Time) string
+
+	Legacy migrate.LegacyStore
+	Kafka  KafkaStore   // --to kafka
+	Writer LegacyWriter // --to zk
+}
+
+// Result is what a restore did (or would do): the plan with each partition's outcome, and the
+// backup file it wrote ("" when nothing was to be written).
+type Result struct {
+	Plan   Plan
+	Backup string
+}
+
+// Restore reads the file whole and strictly, plans it against what the stores hold now and,
+// with Execute, writes it. A restore to Kafka runs through copy's executor (migrate.Copier):
+// a backup of what each batch overwrites first, the gates (live legacy consumers, an active
+// Kafka group) and the restore's own rules read again just before each batch is committed,
+// every commit read back. A restore to ZooKeeper backs up the znodes as an export document,
+// writes them and reads them back.
+//
+// A nil Result means nothing was planned (the file, the selection or a store read failed);
+// otherwise the error is what stopped the run, and the Result says what was done.
+func Restore(ctx context.Context, req Request) (*Result, error) {
+	data, err := os.ReadFile(req.Path)
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	file, err := ParseFor(data, req.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("restore file %s: %w: nothing was written", req.Path, err)
+	}
+	inFile := len(file.Groups())
+	if file, err = file.Select(req.Filter); err != nil {
+		return nil, fmt.Errorf("restore file %s: %w", req.Path, err)
+	}
+	if len(file.Entries) == 0 && !req.Filter.AllowEmpty {
+		return nil, fmt.Errorf("restore file %s: %w: the selection (%s) matches no offset of its %d group(s); nothing was written (--allow-empty runs on an empty selection)",
+			req.Path, migrate.ErrEmptySelection, req.Selection, inFile)
+	}
+	sum := sha256.Sum256(data)
+	fingerprint := "restore:" + hex.EncodeToString(sum[:])
+	if req.To == TargetKafka && req.Kafka == nil {
+		return nil, errors.New("restore --to kafka: no Kafka store")
+	}
+	if req.To == TargetZK && req.Writer == nil {
+		return nil, errors.New("restore --to zk: no ZooKeeper writer")
+	}
+	kafka := req.Kafka
+	if req.To != TargetKafka {
+		kafka = nil
+	}
+	st, err := readState(ctx, req.Legacy, kafka, file)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := PlanRestore(file, req.To, st, Options{Force: req.Force})
+	if err != nil {
+		return nil, fmt.Errorf("restore file %s: %w", req.Path, err)
+	}
+	plan.DryRun = !req.Execute
+	res := &Result{Plan: plan}
+	if !req.Execute || plan.Counts()[migrate.StatusWouldWrite] == 0 {
+		return res, nil
+	}
+	res.Backup = req.Backup
+	if req.To == TargetKafka {
+		err = restoreKafka(ctx, req, file, &res.Plan, fingerprint)
+	} else {
+		err = restoreZK(ctx, req.Legacy, req.Writer, &res.Plan, req.Backup)
+	}
+	return res, err
+}
+
+// readState reads what the file's groups hold now: their ZooKeeper trees (liveness, and the
+// offsets for a ZooKeeper target) and, with kafka, their Kafka state and topics.
+func readState(ctx context.Context, legacy migrate.LegacyStore, kafka migrate.KafkaState, file File) (State, error) {
+	groups := file.Groups()
+	st := State{Groups: make(map[string]Current, len(groups))}
+	if len(groups) == 0 {
+		return st, nil
+	}
+	zk, err := readExisting(ctx, legacy, groups)
+	if err != nil {
+		return State{}, err
+	}
+	var ks map[string]migrate.GroupState
+	if kafka != nil {
+		if ks, err = kafka.Groups(ctx, groups); err != nil {
+			return State{}, fmt.Errorf("read %d groups from kafka: %w", len(groups), err)
+		}
+		topics := file.Topics()
+		if st.Topics, err = kafka.Topics(ctx, topics); err != nil {
+			return State{}, fmt.Errorf("describe %d topics in kafka: %w", len(topics), err)
+		}
+	}
+	for _, name := range groups {
+		cur := Current{LiveConsumers: zk[name].LiveConsumers, ZK: zk[name].Offsets}
+		if kafka != nil {
+			s, ok := ks[name]
+			if !ok {
+				return State{}, fmt.Errorf("read group %q from kafka: no answer for it", name)
+			}
+			cur.Kafka = s
+		}
+		st.Groups[name] = cur
+	}
+	return st, nil
+}
+
+// readExisting reads those of groups that exist under /consumers; the others are absent from
+// the result (a restore may create a group, and a group that does not exist has no live
+// consumers and no offsets).
+func readExisting(ctx context.Context, legacy migrate.LegacyStore, groups []string) (map[string]migrate.LegacyGroup, error) {
+	all, err := legacy.ListGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list legacy groups: %w", err)
+	}
+	var names []string
+	for _, g := range groups {
+		if _, found := slices.BinarySearch(all, g); found {
+			names = append(names, g)
+		}
+	}
+	out := make(map[string]migrate.LegacyGroup, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	var mu sync.Mutex // the store may call emit from its reader goroutines
+	err = legacy.ReadGroups(ctx, names, func(g migrate.LegacyGroup) error {
+		mu.Lock()
+		defer mu.Unlock()
+		out[g.Group] = g
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %d legacy groups: %w", len(names), err)
+	}
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			return nil, fmt.Errorf("read legacy group %q: the store returned nothing for it", n)
+		}
+	}
+	return out, nil
+}
+
+// settle moves every partition still would-write to status to.
+func settle(plan *Plan, to migrate.PartitionStatus, reason string) {
+	for i := range plan.Groups {
+		for j := range plan.Groups[i].Items {
+			if it := &plan.Groups[i].Items[j]; it.Status == migrate.StatusWouldWrite {
+				it.Status, it.Reason = to, reason
+			}
+		}
+	}
+}
