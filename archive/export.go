@@ -33,12 +33,15 @@ const (
 
 // Offset is one exported offset. Znode and Mtime are set for a ZooKeeper export only.
 type Offset struct {
-	Group     string     `json:"group"`
-	Topic     string     `json:"topic"`
-	Partition int32      `json:"partition"`
-	Offset    int64      `json:"offset"`
-	Znode     string     `json:"znode,omitempty"`
-	Mtime     *time.Time `json:"mtime,omitempty"`
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	// ZnodeOffset is the znode's own value when the export applied an --offset-adjust (Offset
+	// is then what Kafka should hold); it is for people, restore reads Offset.
+	ZnodeOffset *int64     `json:"znode_offset,omitempty"`
+	Znode       string     `json:"znode,omitempty"`
+	Mtime       *time.Time `json:"mtime,omitempty"`
 }
 
 // Invalid is a znode that held no usable offset: it is listed so the archive says what it
@@ -57,14 +60,20 @@ type Export struct {
 	Source        Source             `json:"source"`
 	ExportedAt    time.Time          `json:"exported_at"`
 	Filter        migrate.FilterSpec `json:"filter"`
-	Offsets       []Offset           `json:"offsets"`
-	Invalid       []Invalid          `json:"invalid,omitempty"`
+	// OffsetAdjust is the --offset-adjust a ZooKeeper export applied: each offset is its znode's
+	// value plus this, what Kafka should hold for a client that stored something else than the
+	// next offset to consume. A restore to ZooKeeper takes it off again.
+	OffsetAdjust int64     `json:"offset_adjust,omitempty"`
+	Offsets      []Offset  `json:"offsets"`
+	Invalid      []Invalid `json:"invalid,omitempty"`
 }
 
-// FromLegacy builds a ZooKeeper export of groups. A znode that is not a usable offset (and
-// every znode of a partition named by two znodes) goes to Invalid, never to Offsets.
-func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now time.Time) Export {
-	e := Export{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: now.UTC(), Filter: filter, Offsets: []Offset{}}
+// FromLegacy builds a ZooKeeper export of groups, each offset its znode's value plus adjust
+// (--offset-adjust). A znode that is not a usable offset, adjust included (and every znode of
+// a partition named by two znodes), goes to Invalid, never to Offsets.
+func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now time.Time, adjust int64) Export {
+	e := Export{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: now.UTC(), Filter: filter, OffsetAdjust: adjust,
+		Offsets: []Offset{}}
 	for _, g := range groups {
 		count := map[migrate.TopicPartition]int{}
 		for _, o := range g.Offsets {
@@ -82,10 +91,16 @@ func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now tim
 			case n > 1:
 				e.Invalid = append(e.Invalid, Invalid{g.Group, o.Topic, o.Partition, o.Path,
 					fmt.Sprintf("%d znodes name the same partition", n)})
+			case !adjustable(o.Offset, adjust):
+				e.Invalid = append(e.Invalid, Invalid{g.Group, o.Topic, o.Partition, o.Path,
+					fmt.Sprintf("offset %d with --offset-adjust %+d is not a valid offset", o.Offset, adjust)})
 			default:
 				mtime := o.Mtime.UTC()
-				e.Offsets = append(e.Offsets, Offset{Group: g.Group, Topic: o.Topic, Partition: o.Partition,
-					Offset: o.Offset, Znode: o.Path, Mtime: &mtime})
+				out := Offset{Group: g.Group, Topic: o.Topic, Partition: o.Partition, Offset: o.Offset + adjust, Znode: o.Path, Mtime: &mtime}
+				if adjust != 0 {
+					out.ZnodeOffset = ptr(o.Offset)
+				}
+				e.Offsets = append(e.Offsets, out)
 			}
 		}
 	}

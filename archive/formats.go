@@ -80,6 +80,8 @@ func parseExport(body []byte, errs *errList) File {
 		case "exported_at":
 			var t time.Time
 			derr = json.Unmarshal(raw, &t)
+		case "offset_adjust":
+			derr = json.Unmarshal(raw, &f.Adjust)
 		case "filter":
 			var spec migrate.FilterSpec
 			if string(raw) != "null" {
@@ -91,6 +93,9 @@ func parseExport(body []byte, errs *errList) File {
 		if derr != nil {
 			errs.add(line, "%s: %v", key, derr)
 		}
+	}
+	if f.Adjust != 0 && f.Source != SourceZK {
+		errs.add(1, "offset_adjust %+d in an export of %s: only a ZooKeeper export is adjusted", f.Adjust, f.Source)
 	}
 	return f
 }

@@ -40,7 +40,9 @@ type File struct {
 	Format Format
 	// Source is the store the offsets came from: zk or kafka for an export, kafka for a
 	// backup, "" for a CSV.
-	Source  Source
+	Source Source
+	// Adjust is the --offset-adjust a ZooKeeper export applied to its offsets (0 otherwise).
+	Adjust  int64
 	Entries []Entry
 }
 

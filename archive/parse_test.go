@@ -24,7 +24,7 @@ func sampleExport() Export {
 			{Topic: "t", Partition: 2, Path: "/consumers/g1/offsets/t/2", Invalid: "empty offset data"},
 		}},
 	}
-	return FromLegacy(legacy, migrate.FilterSpec{GroupRegex: "^g"}, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
+	return FromLegacy(legacy, migrate.FilterSpec{GroupRegex: "^g"}, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), 0)
 }
 
 // TestRoundTrip writes the export as JSON and as CSV and reads both back: nothing is lost,
@@ -270,7 +270,7 @@ func TestParseOwnFilesWithUnusualNames(t *testing.T) {
 		{Group: "billing ", Offsets: []migrate.LegacyOffset{{Topic: "orders", Partition: 0, Offset: 7, Path: "/consumers/billing /offsets/orders/0", Mtime: mt}}},
 		{Group: " audit", Offsets: []migrate.LegacyOffset{{Topic: long, Partition: 0, Offset: 9, Path: "/consumers/ audit/offsets/" + long + "/0", Mtime: mt}}},
 	}
-	e := FromLegacy(legacy, migrate.FilterSpec{}, mt)
+	e := FromLegacy(legacy, migrate.FilterSpec{}, mt, 0)
 	var js, cs bytes.Buffer
 	if err := WriteJSON(&js, e); err != nil {
 		t.Fatal(err)

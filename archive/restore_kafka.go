@@ -19,7 +19,7 @@ const restoreBatchGroups = 128
 // before it is committed, by the restore's own rules (PlanRestore) over a fresh read of the
 // gates and of Kafka. Outcomes go back into plan, per partition; the error is what stopped the
 // run.
-func restoreKafka(ctx context.Context, req Request, file File, plan *Plan, fingerprint string) error {
+func restoreKafka(ctx context.Context, req Request, file File, adjust int64, plan *Plan, fingerprint string) error {
 	b, err := migrate.CreateBackup(req.Backup, fingerprint, time.Now())
 	if err != nil {
 		settle(plan, migrate.StatusFailed, "not written: the backup file could not be created")
@@ -35,7 +35,7 @@ func restoreKafka(ctx context.Context, req Request, file File, plan *Plan, finge
 	copier := &migrate.Copier{
 		Legacy: req.Legacy, Kafka: req.Kafka, Committer: req.Kafka, Backup: b,
 		Metadata: func(_ string, e migrate.Entry) string {
-			return restoreMetadata(req.Version, req.Provenance, plan.Source, plan.Format, e.Mtime)
+			return restoreMetadata(req.Version, plan.Source, plan.Format, e.Mtime, adjust)
 		},
 		BatchGroups: restoreBatchGroups,
 		Replan:      replanner(file.Format, file.Source, writes, Options{Force: req.Force}),
@@ -150,9 +150,9 @@ func replanner(format Format, source Source, writes map[migrate.Key]Entry, opts 
 
 // restoreMetadata is the commit metadata of a restored offset: the provenance of a ZooKeeper
 // export's znode, or that of a restore.
-func restoreMetadata(version string, provenance func(time.Time) string, source Source, format Format, mtime time.Time) string {
-	if source == SourceZK && format == FormatJSON && provenance != nil {
-		return provenance(mtime)
+func restoreMetadata(version string, source Source, format Format, mtime time.Time, adjust int64) string {
+	if source == SourceZK && format == FormatJSON {
+		return migrate.Provenance{Version: version, Mtime: mtime, Adjust: adjust}.String()
 	}
 	v := version
 	if len(v) > 200 {

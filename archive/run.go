@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
@@ -38,10 +37,11 @@ type Request struct {
 	Force     bool
 	Execute   bool
 	Backup    string // the backup file to create before writing
-	// Version is the zk2kafka version, in the commit metadata of a restore to Kafka, and
-	// Provenance the metadata of an offset from a ZooKeeper export (by its znode's mtime).
-	Version    string
-	Provenance func(mtime time.Time) string
+	// Version is the zk2kafka version, in the commit metadata of a restore to Kafka.
+	Version string
+	// OffsetAdjust is restore's --offset-adjust: added to a ZooKeeper export's offsets on
+	// their way into Kafka (File.ForTarget says what else is refused).
+	OffsetAdjust int64
 
 	Legacy migrate.LegacyStore
 	Kafka  KafkaStore   // --to kafka
@@ -81,6 +81,10 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 		return nil, fmt.Errorf("restore file %s: %w: the selection (%s) matches no offset of its %d group(s); nothing was written (--allow-empty runs on an empty selection)",
 			req.Path, migrate.ErrEmptySelection, req.Selection, inFile)
 	}
+	file, adjust, err := file.ForTarget(req.To, req.OffsetAdjust)
+	if err != nil {
+		return nil, fmt.Errorf("restore file %s: %w: nothing was written", req.Path, err)
+	}
 	sum := sha256.Sum256(data)
 	fingerprint := "restore:" + hex.EncodeToString(sum[:])
 	if req.To == TargetKafka && req.Kafka == nil {
@@ -108,7 +112,7 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Backup = req.Backup
 	if req.To == TargetKafka {
-		err = restoreKafka(ctx, req, file, &res.Plan, fingerprint)
+		err = restoreKafka(ctx, req, file, adjust, &res.Plan, fingerprint)
 	} else {
 		err = restoreZK(ctx, req.Legacy, req.Writer, &res.Plan, req.Backup)
 	}

@@ -16,6 +16,7 @@ type exportOptions struct {
 	from   string
 	format string
 	file   string
+	adjust int64
 
 	flt migrate.Filter
 }
@@ -35,10 +36,16 @@ them) to a file, for an archive before ZooKeeper is retired or for "zk2kafka res
 csv is group,topic,partition,offset without a header, the file Kafka's consumer-groups tool takes
 with --reset-offsets --from-file. An existing file is never overwritten.
 
+--offset-adjust N (--from zk) writes each znode's value plus N, what Kafka should hold for a
+client that stored the last consumed offset rather than the next; the JSON keeps the znode's own
+value beside it and records the adjust, so that restore --to kafka writes it as it is (and says
+so in each commit's metadata) and restore --to zk takes it off again.
+
 Exit codes: 0 everything exported, 2 some znodes hold no usable offset and were left out (the
 JSON lists them under "invalid"), 1 error.`,
 		Example: `  zk2kafka export --file zk-offsets.json
-  zk2kafka export --from kafka --group-regex '^billing-' --format csv --file billing.csv`,
+  zk2kafka export --from kafka --group-regex '^billing-' --format csv --file billing.csv
+  zk2kafka export --group storm-clicks --offset-adjust 1 --format csv --file reset.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -53,6 +60,7 @@ JSON lists them under "invalid"), 1 error.`,
 	f.StringVar(&o.from, "from", "zk", "store to export: zk or kafka")
 	f.StringVar(&o.format, "format", "json", "file format: json or csv (group,topic,partition,offset)")
 	f.StringVar(&o.file, "file", "-", "file to create (never overwritten); - for stdout")
+	addOffsetAdjustFlag(c, &o.adjust)
 	return c
 }
 
@@ -65,6 +73,9 @@ func (o *exportOptions) validate() error {
 	}
 	if o.file == "" {
 		return fmt.Errorf("--file: empty path (use - for stdout)")
+	}
+	if o.adjust != 0 && o.from != string(archive.SourceZK) {
+		return fmt.Errorf("--offset-adjust %+d with --from %s: the adjust turns ZooKeeper znode values into Kafka offsets; Kafka's own offsets are exported as they are", o.adjust, o.from)
 	}
 	var err error
 	o.flt, err = o.filter.filter()
@@ -96,7 +107,7 @@ func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions)
 	now := time.Now()
 	var e archive.Export
 	if o.from == string(archive.SourceZK) {
-		e = archive.FromLegacy(in.Legacy, in.Filter, now)
+		e = archive.FromLegacy(in.Legacy, in.Filter, now, o.adjust)
 		for _, lg := range in.Legacy {
 			if len(lg.LiveConsumers) > 0 {
 				d.logger.Warn("legacy consumers are still registered: the export is a snapshot of offsets that may move on",

@@ -19,6 +19,7 @@ type restoreOptions struct {
 	force     bool
 	output    string
 	all       bool
+	adjust    int64
 	writeMode // --execute, --dry-run
 	// groupTyped: --group came from the command line (not the environment or a config file).
 	groupTyped bool
@@ -59,6 +60,11 @@ Before writing, what will be overwritten is saved to a new backup file (--backup
 backup for Kafka, an export document for ZooKeeper; restoring that file undoes the restore.
 Every written offset is read back.
 
+--offset-adjust N adds N to a ZooKeeper export's znode values on their way into Kafka, as copy
+does; an export made with --offset-adjust carries its adjust and is restored as it is (into
+ZooKeeper, its znode values are written back). Kafka offsets (an export of Kafka, a backup, a
+CSV) are never adjusted.
+
 Exit codes: 0 everything restored (or nothing to do), 2 something was blocked or is not
 restorable, 1 an error or a partition that failed.`,
 		Example: `  zk2kafka restore --to kafka --file zk-offsets.json               # dry run
@@ -85,6 +91,7 @@ restorable, 1 an error or a partition that failed.`,
 	f.BoolVar(&o.all, "all", false, "the table lists every partition of the file, those already holding its offset too (JSON always has them all)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	addOffsetAdjustFlag(c, &o.adjust)
 	return c
 }
 
@@ -120,10 +127,7 @@ func (o *restoreOptions) validate() error {
 func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
 	to := archive.Target(o.to)
 	req := archive.Request{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: to, Force: o.force,
-		Execute: o.execute, Backup: o.backup, Version: d.build.Version,
-		Provenance: func(mtime time.Time) string {
-			return migrate.Provenance{Version: d.build.Version, Mtime: mtime}.String()
-		}}
+		Execute: o.execute, Backup: o.backup, Version: d.build.Version, OffsetAdjust: o.adjust}
 	// Kafka's 3-column form names no group: only a --group typed on this command line may
 	// supply it, never one left in the environment or a config file for other runs.
 	if o.groupTyped {

@@ -44,3 +44,43 @@ func TestVerifyOffsetAdjust(t *testing.T) {
 		t.Errorf("after consumer commits: %+v, want 2 kafka-ahead", s)
 	}
 }
+
+// TestExportRestoreOffsetAdjust carries an adjust through the archive path on the real stores:
+// export --offset-adjust 1 writes znode + 1 and says so; restore --to kafka writes it as it is
+// and records the adjust in the commits, so verify --offset-adjust 1 --strict passes and the
+// default verify flags the +1; restore --to zk of the same file writes the znode values back,
+// never the adjusted ones; an adjust on top of an adjusted export is refused with nothing
+// written.
+func TestExportRestoreOffsetAdjust(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := e.topic(200, 200)
+	g := e.group()
+	e.zkOffsets(g, topic, map[int32]int64{0: 150, 1: 40})
+	file := e.file("export.json")
+	e.mustCLI(0, "export", "--group", g, "--offset-adjust", "1", "--file", file)
+
+	r := e.cli("restore", "--to", "kafka", "--file", file, "--offset-adjust", "1", "--execute", "--backup", e.file("b0"))
+	if r.code != 1 || !strings.Contains(r.stderr, "already applied --offset-adjust +1") {
+		t.Fatalf("adjusting an adjusted export: %s", r)
+	}
+	if got := e.committed(g); len(got) != 0 {
+		t.Fatalf("a refused restore wrote %v", got)
+	}
+	e.mustCLI(0, "restore", "--to", "kafka", "--file", file, "--execute", "--backup", e.file("b1"))
+	if got := e.committed(g); got[tp(topic, 0)].Offset != 151 || got[tp(topic, 1)].Offset != 41 {
+		t.Fatalf("kafka after restore: %v, want znode + 1", got)
+	}
+	e.mustCLI(0, "migrate", "verify", "--group", g, "--offset-adjust", "1", "--strict")
+	rep := decodeJSON[verify.Report](t, e.mustCLI(2, "migrate", "verify", "--group", g, "-o", "json"))
+	if n := rep.Summary.ByStatus[verify.StatusAdjustMismatch]; n != 2 {
+		t.Errorf("default verify after an adjusted restore: %+v, want 2 adjust-mismatch", rep.Summary)
+	}
+
+	// Back into ZooKeeper: move the znodes first, so that writing them back is seen.
+	e.zkOffsets(g, topic, map[int32]int64{0: 1, 1: 1})
+	e.mustCLI(0, "restore", "--to", "zk", "--file", file, "--execute", "--backup", e.file("b2"))
+	if got := e.zkOffsetsOf(g); got[tp(topic, 0).String()] != 150 || got[tp(topic, 1).String()] != 40 {
+		t.Fatalf("zookeeper after restore --to zk: %v, want the znode values 150 and 40", got)
+	}
+}
