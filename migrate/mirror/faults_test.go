@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorFlushOnStop: a change seen just before the stop (SIGTERM) is still written, and Run
@@ -190,7 +191,7 @@ func TestMirrorSurvivesStoreFailure(t *testing.T) {
 	}
 	f.kafka.FailReads(nil)
 	for {
-		if s := f.obs.next(t, "g"); len(writes(s, migrate.ReasonMirror)) > 0 {
+		if s := f.obs.next(t, "g"); len(writes(s, mirror.ReasonMirror)) > 0 {
 			break
 		}
 	}
@@ -201,7 +202,7 @@ func TestMirrorSurvivesStoreFailure(t *testing.T) {
 
 func TestLimiter(t *testing.T) {
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := migrate.NewLimiter(100, c.Now)
+	l := mirror.NewLimiter(100, c.Now)
 	steps := []struct {
 		advance time.Duration
 		n       int
@@ -225,7 +226,7 @@ func TestLimiter(t *testing.T) {
 // after it, and a rate so low that a booking overflows a Duration still delays, never wraps.
 func TestLimiterGivesBackCancelled(t *testing.T) {
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := migrate.NewLimiter(1, c.Now)
+	l := mirror.NewLimiter(1, c.Now)
 	l.Reserve(10) // the next request waits 10s
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -236,7 +237,7 @@ func TestLimiterGivesBackCancelled(t *testing.T) {
 		t.Errorf("wait after a cancelled booking of 5s %s, want 10s", got)
 	}
 
-	tiny := migrate.NewLimiter(1e-12, c.Now)
+	tiny := mirror.NewLimiter(1e-12, c.Now)
 	tiny.Reserve(1)
 	if got := tiny.Reserve(1); got <= 0 {
 		t.Errorf("wait behind a booking of 1e12 s %s, want a positive delay", got)
@@ -382,7 +383,7 @@ func TestMirrorResyncOnRequest(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("the mirror never took the resync request")
 	}
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
 		t.Errorf("g2 after the resync request: %+v, want t/0 mirrored at 20", s.Writes)
 	}
 }

@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
-// hookLimiter is a migrate.RateLimiter that runs hook inside each Wait: what a store does while
+// hookLimiter is a mirror.RateLimiter that runs hook inside each Wait: what a store does while
 // the mirror waits for its turn (a consumer commits, joins, registers).
 type hookLimiter struct {
 	mu    sync.Mutex
@@ -106,10 +106,10 @@ func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 	cases := []struct {
 		name  string
 		live  bool
-		phase migrate.Phase
+		phase mirror.Phase
 	}{
-		{name: "kafka-primary", phase: migrate.PhaseKafkaPrimary},
-		{name: "switching", live: true, phase: migrate.PhaseSwitching},
+		{name: "kafka-primary", phase: mirror.PhaseKafkaPrimary},
+		{name: "switching", live: true, phase: mirror.PhaseSwitching},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestMirrorUnreadableGroupAlone(t *testing.T) {
 	stop := f.start(t)
 	for _, g := range []string{"a", "c"} {
 		s := f.obs.next(t, g)
-		if w := writes(s, migrate.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
+		if w := writes(s, mirror.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
 			t.Errorf("group %s: mirror write %+v, want 10", g, w)
 		}
 	}

@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorWaitsForNamedGroup: a group named with --group that is not in ZooKeeper yet is
@@ -27,7 +28,7 @@ func TestMirrorWaitsForNamedGroup(t *testing.T) {
 	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Added, []string{"later"}) || len(sel.Missing) != 0 {
 		t.Fatalf("selection after the group appeared %+v, want later added", sel)
 	}
-	if s := f.obs.next(t, "later"); writes(s, migrate.ReasonMirror)["t/0"].To != 7 {
+	if s := f.obs.next(t, "later"); writes(s, mirror.ReasonMirror)["t/0"].To != 7 {
 		t.Errorf("group that appeared: %+v, want t/0 mirrored at 7", s.Writes)
 	}
 }
@@ -74,7 +75,7 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 	if !slices.Equal(sel.Groups, []string{"g1", "g2"}) || !slices.Equal(sel.Added, []string{"g2"}) || len(sel.Removed) != 0 {
 		t.Fatalf("selection after g2 was created %+v, want g2 added", sel)
 	}
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
 		t.Errorf("new group: %+v, want t/0 mirrored at 20", s.Writes)
 	}
 	waitUntil(t, "the watcher was given [g1 g2]", func() bool {
@@ -96,7 +97,7 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 		if s.Group == "g1" {
 			t.Fatalf("a group that left the selection was synced again: %+v", s)
 		}
-		if s.Group == "g2" && writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+		if s.Group == "g2" && writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
 			break
 		}
 	}
@@ -123,7 +124,7 @@ func TestMirrorResyncWatchesNewGroups(t *testing.T) {
 	f.legacy.SetOffset("g2", "t", 0, 20)
 	f.legacy.SetOffset("other", "t", 0, 30)
 	c.add(time.Minute)
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
 		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
 	}
 	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
@@ -133,7 +134,7 @@ func TestMirrorResyncWatchesNewGroups(t *testing.T) {
 	f.legacy.SetOffset("g2", "t", 0, 21)
 	f.watch.fire(t, "g2")
 	for {
-		if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+		if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
 			break
 		}
 	}

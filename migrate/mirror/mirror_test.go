@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorPhases checks the first sync of one group in each situation of a rollover: the
@@ -20,41 +21,41 @@ func TestMirrorPhases(t *testing.T) {
 		members int
 		reverse bool
 
-		phase     migrate.Phase
+		phase     mirror.Phase
 		toKafka   map[string]int64 // mirror writes into Kafka, "t/p" -> offset
 		toZK      map[string]int64
 		wantKafka map[string]int64 // Kafka afterwards
 		wantZK    map[int32]int64  // ZooKeeper afterwards
 	}{
 		{name: "zk ahead and missing in kafka: mirrored", zk: map[int32]int64{0: 10, 1: 20}, kafka: map[int32]int64{1: 15}, state: "Empty",
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10, "t/1": 20},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10, "t/1": 20},
 			wantKafka: map[string]int64{"t/0": 10, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 20}},
 		{name: "legacy consumers alive, kafka passive: mirrored", zk: map[int32]int64{0: 10}, live: true,
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10},
 			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
 		{name: "equal: nothing to mirror", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10}, state: "Empty",
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
 		{name: "kafka ahead, no legacy consumer: kafka-primary, kafka never lowered", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 30}},
 		{name: "kafka ahead on one partition, legacy alive: switching, the other mirrored forward", zk: map[int32]int64{0: 10, 1: 30}, live: true, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{"t/1": 30},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{"t/1": 30},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 30}, wantZK: map[int32]int64{0: 10, 1: 30}},
 		{name: "kafka group has members: kafka-primary, no admin commit tried", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
 		{name: "kafka group has members and legacy alive: switching, no admin commit", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
 		{name: "reverse: kafka-primary mirrored into zookeeper forward only", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty", reverse: true,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/0": 12},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/0": 12},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 12, 1: 30}},
 		{name: "reverse: a partition only kafka has is created in zookeeper", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10, 1: 7}, state: "Stable", members: 1, reverse: true,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/1": 7},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/1": 7},
 			wantKafka: map[string]int64{"t/0": 10, "t/1": 7}, wantZK: map[int32]int64{0: 10, 1: 7}},
 		{name: "reverse never writes while legacy consumers are alive", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 12}, state: "Stable", members: 1, reverse: true,
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{}, toZK: map[string]int64{},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{}, toZK: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 12}, wantZK: map[int32]int64{0: 10}},
 	}
 	for _, tc := range cases {
@@ -78,10 +79,10 @@ func TestMirrorPhases(t *testing.T) {
 			if s.Phase != tc.phase {
 				t.Errorf("phase %s, want %s", s.Phase, tc.phase)
 			}
-			check := func(what string, dir migrate.Direction, want map[string]int64) {
+			check := func(what string, dir mirror.Direction, want map[string]int64) {
 				got := map[string]int64{}
 				for _, w := range s.Writes {
-					if w.Direction == dir && w.Reason == migrate.ReasonMirror {
+					if w.Direction == dir && w.Reason == mirror.ReasonMirror {
 						if w.Err != nil || w.Refused {
 							t.Errorf("%s %s: err %v refused %v", what, w.TopicPartition, w.Err, w.Refused)
 						}
@@ -95,8 +96,8 @@ func TestMirrorPhases(t *testing.T) {
 					t.Errorf("%s: %v, want %v", what, got, want)
 				}
 			}
-			check("writes into kafka", migrate.ToKafka, tc.toKafka)
-			check("writes into zookeeper", migrate.ToZK, tc.toZK)
+			check("writes into kafka", mirror.ToKafka, tc.toKafka)
+			check("writes into zookeeper", mirror.ToZK, tc.toZK)
 			if got := kafkaOffsets(t, f.kafka, "g"); !reflect.DeepEqual(got, tc.wantKafka) {
 				t.Errorf("kafka afterwards %v, want %v", got, tc.wantKafka)
 			}
@@ -132,16 +133,16 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		f.legacy.SetOffset("g", "t", 0, st.zk)
 		f.watch.fire(t, "g")
 		s := f.obs.next(t, "g")
-		w, wrote := writes(s, migrate.ReasonMirror)["t/0"]
+		w, wrote := writes(s, mirror.ReasonMirror)["t/0"]
 		if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
 			t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
 		}
 		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
 			t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)
 		}
-		wantPhase := migrate.PhaseZKPrimary
+		wantPhase := mirror.PhaseZKPrimary
 		if st.zk < st.wantKafka {
-			wantPhase = migrate.PhaseSwitching // Kafka ahead while legacy consumers live
+			wantPhase = mirror.PhaseSwitching // Kafka ahead while legacy consumers live
 		}
 		if s.Phase != wantPhase {
 			t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
@@ -159,16 +160,16 @@ func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
 	f.legacy.SetOffset("g", "t", 0, 10)
 	f.start(t)
 	s := f.obs.next(t, "g")
-	if s.Phase != migrate.PhaseKafkaPrimary {
-		t.Fatalf("phase after a refused commit %s, want %s", s.Phase, migrate.PhaseKafkaPrimary)
+	if s.Phase != mirror.PhaseKafkaPrimary {
+		t.Fatalf("phase after a refused commit %s, want %s", s.Phase, mirror.PhaseKafkaPrimary)
 	}
-	if w := writes(s, migrate.ReasonMirror)["t/0"]; !w.Refused || w.Err != nil {
+	if w := writes(s, mirror.ReasonMirror)["t/0"]; !w.Refused || w.Err != nil {
 		t.Errorf("write %+v: want refused, not an error", w)
 	}
 	for i := range 5 {
 		f.legacy.SetOffset("g", "t", 0, int64(20+i))
 		f.watch.fire(t, "g")
-		if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseKafkaPrimary || len(s.Writes) != 0 {
+		if s := f.obs.next(t, "g"); s.Phase != mirror.PhaseKafkaPrimary || len(s.Writes) != 0 {
 			t.Fatalf("change %d: phase %s writes %+v, want kafka-primary and none", i, s.Phase, s.Writes)
 		}
 	}
@@ -178,7 +179,7 @@ func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
 	// A rollback (legacy consumers back) makes ZooKeeper primary again.
 	f.legacy.SetLive("g", "ids/c1")
 	f.watch.fire(t, "g")
-	if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseSwitching {
+	if s := f.obs.next(t, "g"); s.Phase != mirror.PhaseSwitching {
 		t.Errorf("phase after legacy consumers came back while Kafka refuses: %s, want switching", s.Phase)
 	}
 }
@@ -198,7 +199,7 @@ func TestMirrorKeepalive(t *testing.T) {
 	f.start(t)
 	// The first sync keeps alive at once: nobody knows when these offsets were committed.
 	first := f.obs.next(t, "g")
-	if got := len(writes(first, migrate.ReasonKeepalive)); got != 2 {
+	if got := len(writes(first, mirror.ReasonKeepalive)); got != 2 {
 		t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
 	}
 	before := len(f.kafka.Commits())
@@ -211,7 +212,7 @@ func TestMirrorKeepalive(t *testing.T) {
 	c.add(6 * time.Minute)
 	for {
 		s := f.obs.next(t, "g")
-		ka := writes(s, migrate.ReasonKeepalive)
+		ka := writes(s, mirror.ReasonKeepalive)
 		if len(ka) == 0 {
 			continue
 		}
@@ -238,11 +239,11 @@ func TestMirrorDryRunWritesNothing(t *testing.T) {
 	f.kafka.SetCommitted("h", "t", 0, 9)
 	f.start(t)
 	g := f.obs.next(t, "g")
-	if w := writes(g, migrate.ReasonMirror)["t/0"]; w.To != 10 || !g.DryRun {
+	if w := writes(g, mirror.ReasonMirror)["t/0"]; w.To != 10 || !g.DryRun {
 		t.Errorf("dry run of g: %+v, want a reported write of 10", g)
 	}
 	h := f.obs.next(t, "h")
-	if w := writes(h, migrate.ReasonMirror)["t/0"]; w.To != 9 || w.Direction != migrate.ToZK {
+	if w := writes(h, mirror.ReasonMirror)["t/0"]; w.To != 9 || w.Direction != mirror.ToZK {
 		t.Errorf("dry run of h: %+v, want a reported reverse write of 9", h)
 	}
 	if n := len(f.kafka.Commits()); n != 0 {
