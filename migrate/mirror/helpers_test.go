@@ -54,6 +54,20 @@ func (o *observer) next(t *testing.T, group string) mirror.GroupStatus {
 	}
 }
 
+// drain returns the statuses reported and not taken yet, without waiting: under synctest, after
+// synctest.Wait, that is every status reported so far.
+func (o *observer) drain() []mirror.GroupStatus {
+	var out []mirror.GroupStatus
+	for {
+		select {
+		case s := <-o.synced:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
 // nextAny returns the next status reported, of any group.
 func (o *observer) nextAny(t *testing.T) mirror.GroupStatus {
 	t.Helper()

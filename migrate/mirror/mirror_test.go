@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"reflect"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -185,36 +186,49 @@ func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
 }
 
 // TestMirrorKeepalive: unchanged offsets are re-committed once the keep-alive interval passed,
-// including a partition only Kafka has, and at their unchanged value.
+// including a partition only Kafka has, and at their unchanged value; the polls before that
+// write nothing. It runs on synctest's clock, so each poll has run to its end when the test
+// looks at what it wrote.
 func TestMirrorKeepalive(t *testing.T) {
-	f := newFixture()
-	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	f.m.Now = c.Now
-	f.m.PollInterval = time.Millisecond
-	f.m.KeepaliveInterval = 10 * time.Minute
-	f.legacy.SetOffset("g", "t", 0, 10)
-	f.kafka.SetCommitted("g", "t", 0, 10)
-	f.kafka.SetCommitted("g", "t", 1, 33)
-	f.kafka.SetGroup("g", "Empty", 0)
-	f.start(t)
-	// The first sync keeps alive at once: nobody knows when these offsets were committed.
-	first := f.obs.next(t, "g")
-	if got := len(writes(first, mirror.ReasonKeepalive)); got != 2 {
-		t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
-	}
-	before := len(f.kafka.Commits())
-	c.add(5 * time.Minute)
-	// Not due yet: the polls that follow write nothing. Give the loop a few polls.
-	time.Sleep(50 * time.Millisecond) // lets polls run; the assertion is on what they wrote
-	if n := len(f.kafka.Commits()); n != before {
-		t.Fatalf("%d commits before the keep-alive was due, want %d", n, before)
-	}
-	c.add(6 * time.Minute)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture() // the mirror's clock and ticker are the bubble's
+		f.m.Watcher = nil // its report of g once armed would be one more sync
+		f.m.PollInterval = time.Minute
+		f.m.KeepaliveInterval = 10 * time.Minute
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.kafka.SetCommitted("g", "t", 0, 10)
+		f.kafka.SetCommitted("g", "t", 1, 33)
+		f.kafka.SetGroup("g", "Empty", 0)
+		f.start(t)
+		// The first sync keeps alive at once: nobody knows when these offsets were committed.
+		first := f.obs.next(t, "g")
+		if got := len(writes(first, mirror.ReasonKeepalive)); got != 2 {
+			t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
+		}
+		synctest.Wait()
+		before := len(f.kafka.Commits())
+		_, polls := f.kafka.Calls()
+
+		// The polls at 1m to 9m: the keep-alive is not due yet, they write nothing.
+		time.Sleep(9*time.Minute + 30*time.Second)
+		synctest.Wait() // the mirror is idle: every poll up to now has run to its end
+		if c := f.kafka.Commits(); len(c) != before {
+			t.Fatalf("%d commits before the keep-alive was due, want %d: %+v", len(c), before, c[before:])
+		}
+		if synced := f.obs.drain(); len(synced) != 0 {
+			t.Fatalf("groups synced by the polls before the keep-alive was due: %+v", synced)
+		}
+		if _, n := f.kafka.Calls(); n-polls != 9 { // nothing else read Kafka: the polls ran
+			t.Fatalf("%d reads of the Kafka group states, want the 9 polls", n-polls)
+		}
+
+		// The poll at 10m: due.
+		time.Sleep(time.Minute)
+		synctest.Wait()
 		s := f.obs.next(t, "g")
 		ka := writes(s, mirror.ReasonKeepalive)
-		if len(ka) == 0 {
-			continue
+		if len(ka) != 2 {
+			t.Fatalf("the sync at 10m: keep-alive writes %+v, want t/0 and t/1", s.Writes)
 		}
 		for k, want := range map[string]int64{"t/0": 10, "t/1": 33} {
 			w := ka[k]
@@ -222,11 +236,10 @@ func TestMirrorKeepalive(t *testing.T) {
 				t.Errorf("keep-alive of %s: %+v, want %d unchanged", k, w, want)
 			}
 		}
-		break
-	}
-	if got := kafkaOffsets(t, f.kafka, "g"); got["t/0"] != 10 || got["t/1"] != 33 {
-		t.Errorf("kafka after the keep-alive %v: offsets changed", got)
-	}
+		if got := kafkaOffsets(t, f.kafka, "g"); got["t/0"] != 10 || got["t/1"] != 33 {
+			t.Errorf("kafka after the keep-alive %v: offsets changed", got)
+		}
+	})
 }
 
 // TestMirrorDryRunWritesNothing: without Execute the writes are reported, never made.

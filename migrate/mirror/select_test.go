@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -109,36 +110,39 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 // TestMirrorResyncWatchesNewGroups: a group created after the start that the selection matches
 // is mirrored at the next resync, and watched from then on.
 func TestMirrorResyncWatchesNewGroups(t *testing.T) {
-	f := newFixture()
-	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	f.m.Now = c.Now
-	f.m.PollInterval = time.Millisecond
-	f.m.ResyncInterval = time.Minute
-	var err error
-	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	f.legacy.SetOffset("g1", "t", 0, 10)
-	f.start(t)
-	f.obs.next(t, "g1")
-	f.legacy.SetOffset("g2", "t", 0, 20)
-	f.legacy.SetOffset("other", "t", 0, 30)
-	c.add(time.Minute)
-	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
-		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
-	}
-	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
-		calls := f.watch.watched()
-		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
-	})
-	f.legacy.SetOffset("g2", "t", 0, 21)
-	f.watch.fire(t, "g2")
-	for {
-		if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
-			break
+	// On synctest's clock: the resync is due a minute after the first pass ended, whenever the
+	// test's goroutine gets to move the clock (a fake clock moved by hand could move before the
+	// loop recorded that pass, and put the resync off for good).
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture() // the mirror's clock and ticker are the bubble's
+		f.m.PollInterval = 10 * time.Second
+		f.m.ResyncInterval = time.Minute
+		var err error
+		if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
-		t.Errorf("a group outside the selection was mirrored: %v", got)
-	}
+		f.legacy.SetOffset("g1", "t", 0, 10)
+		f.start(t)
+		f.obs.next(t, "g1")
+		f.legacy.SetOffset("g2", "t", 0, 20)
+		f.legacy.SetOffset("other", "t", 0, 30)
+		time.Sleep(time.Minute + 5*time.Second) // past the poll at 1m, the resync
+		synctest.Wait()
+		if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
+			t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
+		}
+		if calls := f.watch.watched(); len(calls) != 2 || !slices.Equal(calls[1], []string{"g1", "g2"}) {
+			t.Fatalf("the watcher was given %v, want [g1] then [g1 g2]", calls)
+		}
+		f.legacy.SetOffset("g2", "t", 0, 21)
+		f.watch.fire(t, "g2")
+		for {
+			if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
+				break
+			}
+		}
+		if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+			t.Errorf("a group outside the selection was mirrored: %v", got)
+		}
+	})
 }

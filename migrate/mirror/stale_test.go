@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
@@ -101,7 +102,8 @@ func TestMirrorFlushAfterCutWait(t *testing.T) {
 }
 
 // TestMirrorKeepaliveOnlyZKPrimary: groups in other phases are never due for a keep-alive, so
-// polling does not re-read them from ZooKeeper on every tick.
+// polling does not re-read them from ZooKeeper on every tick. On synctest's clock: ten polls
+// have run to their end when the reads are counted.
 func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -113,22 +115,34 @@ func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture()
-			f.m.PollInterval = 2 * time.Millisecond
-			f.legacy.SetOffset("g", "t", 0, 10)
-			if tc.live {
-				f.legacy.SetLive("g", "ids/c1")
-			}
-			f.kafka.SetCommitted("g", "t", 0, 12) // Kafka ahead
-			f.kafka.SetGroup("g", "Empty", 0)
-			f.start(t)
-			if s := f.obs.next(t, "g"); s.Phase != tc.phase {
-				t.Fatalf("phase %s, want %s", s.Phase, tc.phase)
-			}
-			time.Sleep(200 * time.Millisecond) // about 100 polls; the assertion is on the reads they caused
-			if n := f.legacy.ReadCalls(); n > 2 {
-				t.Errorf("%d ZooKeeper reads of an unchanged %s group, want the initial one", n, tc.phase)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture() // the mirror's clock and ticker are the bubble's
+				f.m.PollInterval = time.Minute
+				f.m.KeepaliveInterval = time.Minute // a group kept alive would be due at every poll
+				f.legacy.SetOffset("g", "t", 0, 10)
+				if tc.live {
+					f.legacy.SetLive("g", "ids/c1")
+				}
+				f.kafka.SetCommitted("g", "t", 0, 12) // Kafka ahead
+				f.kafka.SetGroup("g", "Empty", 0)
+				f.start(t)
+				if s := f.obs.next(t, "g"); s.Phase != tc.phase {
+					t.Fatalf("phase %s, want %s", s.Phase, tc.phase)
+				}
+				time.Sleep(30 * time.Second) // the start settles: the watcher's report of g once armed
+				synctest.Wait()
+				reads := f.legacy.ReadCalls()
+				_, polls := f.kafka.Calls()
+
+				time.Sleep(10 * time.Minute) // the polls at 1m to 10m
+				synctest.Wait()              // the mirror is idle: each has run to its end
+				if n := f.legacy.ReadCalls() - reads; n != 0 {
+					t.Errorf("%d ZooKeeper reads of an unchanged %s group in 10 polls, want none", n, tc.phase)
+				}
+				if _, n := f.kafka.Calls(); n-polls != 10 {
+					t.Errorf("%d reads of the Kafka group states, want the 10 polls", n-polls)
+				}
+			})
 		})
 	}
 }
