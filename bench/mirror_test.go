@@ -12,10 +12,11 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// BenchmarkMirror measures `migrate dual-commit` (migrate.Mirror over the real adapters and the
+// BenchmarkMirror measures `migrate dual-commit` (mirror.Mirror over the real adapters and the
 // ZooKeeper watcher, CLI defaults) with every seeded offset watched: each iteration sets one
 // offset znode one higher, as a legacy consumer commits, and waits until Kafka's OffsetFetch
 // returns the new value. Reported: the median and p99 of that latency, the process CPU per
@@ -39,7 +40,7 @@ type syncCounter struct {
 	wrote          map[string]time.Time
 }
 
-func (c *syncCounter) GroupSynced(s migrate.GroupStatus) {
+func (c *syncCounter) GroupSynced(s mirror.GroupStatus) {
 	c.synced.Add(1)
 	if s.Written() > 0 {
 		c.mu.Lock()
@@ -48,9 +49,9 @@ func (c *syncCounter) GroupSynced(s migrate.GroupStatus) {
 	}
 }
 
-func (c *syncCounter) SyncFailed([]string, error)         { c.failed.Add(1) }
-func (c *syncCounter) SelectionChanged(migrate.Selection) {}
-func (c *syncCounter) LoopState(migrate.LoopState)        {}
+func (c *syncCounter) SyncFailed([]string, error)        { c.failed.Add(1) }
+func (c *syncCounter) SelectionChanged(mirror.Selection) {}
+func (c *syncCounter) LoopState(mirror.LoopState)        {}
 
 func (c *syncCounter) lastWrite(g string) time.Time {
 	c.mu.Lock()
@@ -67,7 +68,7 @@ func benchMirror(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	obs := &syncCounter{wrote: map[string]time.Time{}}
-	m := &migrate.Mirror{Legacy: legacy, Watcher: w, Kafka: kafka, Committer: kafka, Observer: obs, Execute: true,
+	m := &mirror.Mirror{Legacy: legacy, Watcher: w, Kafka: kafka, Committer: kafka, Observer: obs, Execute: true,
 		Metadata: func(_ string, mtime time.Time) string { return migrate.Provenance{Version: "bench", Mtime: mtime}.String() }}
 	done := make(chan error, 1)
 	start := time.Now()

@@ -16,7 +16,7 @@ import (
 // and systemd unit to what deploy/README.md promises, and parse their command lines and settings
 // with the real command, so a renamed flag or config key fails here and not at a rollout.
 
-// stopBudget is what SIGTERM may take: the final flush (migrate.Mirror's FlushTimeout default,
+// stopBudget is what SIGTERM may take: the final flush (mirror.Mirror's FlushTimeout default,
 // 10 s) and the metrics server's shutdown (5 s, serveMetrics).
 const stopBudget = 15 * time.Second
 

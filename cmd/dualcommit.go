@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -144,7 +145,7 @@ func (o *dualCommitOptions) validate() error {
 	if o.policy, err = o.selection.policy(); err != nil {
 		return err
 	}
-	if err := o.policy.CheckMirror(o.reverse); err != nil {
+	if err := mirror.CheckPolicy(o.policy, o.reverse); err != nil {
 		return err
 	}
 	o.filter, err = o.selection.filter()
@@ -163,7 +164,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		return err
 	}
 	defer closeStores()
-	m := &migrate.Mirror{
+	m := &mirror.Mirror{
 		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
@@ -207,7 +208,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	go forwardHUP(ctx, d, hup, resync)
 	m.Resync = resync
 	if o.maxPerSecond > 0 {
-		m.Limiter = migrate.NewLimiter(o.maxPerSecond, nil)
+		m.Limiter = mirror.NewLimiter(o.maxPerSecond, nil)
 	}
 	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection.filterOptions), livenessWindow(o.pollInterval), expiries)
 	// Where else groups are (a chroot one level off), asked once, the first time the selection

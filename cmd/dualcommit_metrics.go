@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // dualMetrics are the Prometheus series of dual-commit, on a registry of their own.
@@ -109,8 +110,8 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-func (m *dualMetrics) group(s migrate.GroupStatus, started time.Time) {
-	for _, p := range migrate.Phases() {
+func (m *dualMetrics) group(s mirror.GroupStatus, started time.Time) {
+	for _, p := range mirror.Phases() {
 		m.phase.WithLabelValues(s.Group, string(p)).Set(b2f(p == s.Phase))
 	}
 	m.lag.WithLabelValues(s.Group).Set(float64(s.Lag))
@@ -154,7 +155,7 @@ func (m *dualMetrics) group(s migrate.GroupStatus, started time.Time) {
 }
 
 // selection sets the groups gauge and drops every series of the groups that left.
-func (m *dualMetrics) selection(sel migrate.Selection) {
+func (m *dualMetrics) selection(sel mirror.Selection) {
 	m.groups.Set(float64(len(sel.Groups)))
 	for _, g := range sel.Removed {
 		delete(m.blockedSeen, g)
@@ -164,7 +165,7 @@ func (m *dualMetrics) selection(sel migrate.Selection) {
 	}
 }
 
-func (m *dualMetrics) loop(s migrate.LoopState) {
+func (m *dualMetrics) loop(s mirror.LoopState) {
 	m.beat.Set(float64(s.Beat.UnixNano()) / 1e9)
 	if !s.LastResync.IsZero() {
 		m.lastResync.Set(float64(s.LastResync.UnixNano()) / 1e9)

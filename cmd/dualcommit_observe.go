@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -46,18 +47,18 @@ type dualObserver struct {
 	livenessWindow time.Duration
 
 	mu       sync.Mutex
-	phase    map[string]migrate.Phase
+	phase    map[string]mirror.Phase
 	lag      map[string]int64
 	groups   int
 	written  int
 	errors   int
-	state    migrate.LoopState
+	state    mirror.LoopState
 	stateSet bool
 }
 
 func newDualObserver(d *deps, execute bool, where string, livenessWindow time.Duration, expiries func() int64) *dualObserver {
 	o := &dualObserver{log: d.logger, stderr: d.stderr, execute: execute, where: where, livenessWindow: livenessWindow,
-		phase: map[string]migrate.Phase{}, lag: map[string]int64{}}
+		phase: map[string]mirror.Phase{}, lag: map[string]int64{}}
 	o.m = newDualMetrics(d.build, dualHooks{expiries: expiries, ready: func() bool { return o.readiness() == nil },
 		lease: func() (bool, string) {
 			if o.lease == nil {
@@ -72,7 +73,7 @@ func newDualObserver(d *deps, execute bool, where string, livenessWindow time.Du
 // maxLogged bounds the partitions named in one log line; the rest are counted.
 const maxLogged = 20
 
-func (o *dualObserver) GroupSynced(s migrate.GroupStatus) {
+func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 	o.m.group(s, o.m.started)
 	o.mu.Lock()
 	o.phase[s.Group], o.lag[s.Group] = s.Phase, s.Lag
@@ -149,7 +150,7 @@ func (o *dualObserver) SyncFailed(groups []string, err error) {
 }
 
 // SelectionChanged logs the selection (names at debug) and warns while it matches nothing.
-func (o *dualObserver) SelectionChanged(sel migrate.Selection) {
+func (o *dualObserver) SelectionChanged(sel mirror.Selection) {
 	o.m.selection(sel)
 	o.mu.Lock()
 	o.groups = len(sel.Groups)
@@ -182,7 +183,7 @@ func (o *dualObserver) SelectionChanged(sel migrate.Selection) {
 }
 
 // LoopState records the loop's heartbeat for /healthz, /readyz and the metrics.
-func (o *dualObserver) LoopState(s migrate.LoopState) {
+func (o *dualObserver) LoopState(s mirror.LoopState) {
 	o.m.loop(s)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -228,14 +229,14 @@ func (o *dualObserver) readiness() error {
 func (o *dualObserver) status() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	n := map[migrate.Phase]int{}
+	n := map[mirror.Phase]int{}
 	var lag int64
 	for g, p := range o.phase {
 		n[p]++
 		lag += o.lag[g]
 	}
 	return fmt.Sprintf("dual-commit: %d groups (%d zk-primary, %d switching, %d kafka-primary), lag %d, %d written, %d errors",
-		o.groups, n[migrate.PhaseZKPrimary], n[migrate.PhaseSwitching], n[migrate.PhaseKafkaPrimary], lag, o.written, o.errors)
+		o.groups, n[mirror.PhaseZKPrimary], n[mirror.PhaseSwitching], n[mirror.PhaseKafkaPrimary], lag, o.written, o.errors)
 }
 
 // statusLine prints the status every interval when stderr is a terminal; it returns its stop.

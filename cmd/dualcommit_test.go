@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // unopenable fails the test if a command opens a store: bad flags must stop it before.
@@ -166,21 +167,21 @@ func TestDualCommitMetrics(t *testing.T) {
 	o, _ := testObserver(t, true)
 	k := int64(3)
 	mtime := o.m.started.Add(time.Second)
-	o.SelectionChanged(migrate.Selection{Groups: []string{"g", "h"}, Added: []string{"g", "h"}})
-	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseSwitching, Lag: 7,
-		Writes: []migrate.MirrorWrite{
-			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror,
+	o.SelectionChanged(mirror.Selection{Groups: []string{"g", "h"}, Added: []string{"g", "h"}})
+	o.GroupSynced(mirror.GroupStatus{Group: "g", Phase: mirror.PhaseSwitching, Lag: 7,
+		Writes: []mirror.Write{
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: mirror.ToKafka, Reason: mirror.ReasonMirror,
 				From: &k, To: 10, Mtime: mtime, Acked: mtime.Add(30 * time.Millisecond)},
-			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 1}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror, To: 4, Refused: true},
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 1}, Direction: mirror.ToKafka, Reason: mirror.ReasonMirror, To: 4, Refused: true},
 			// Set before the start: not a latency of the mirror.
-			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 2}, Direction: migrate.ToKafka, Reason: migrate.ReasonMirror,
+			{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 2}, Direction: mirror.ToKafka, Reason: mirror.ReasonMirror,
 				To: 4, Mtime: o.m.started.Add(-time.Hour), Acked: mtime},
 		}})
-	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary, DryRun: true,
-		Writes: []migrate.MirrorWrite{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka,
-			Reason: migrate.ReasonMirror, To: 1}}})
+	o.GroupSynced(mirror.GroupStatus{Group: "h", Phase: mirror.PhaseZKPrimary, DryRun: true,
+		Writes: []mirror.Write{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: mirror.ToKafka,
+			Reason: mirror.ReasonMirror, To: 1}}})
 	resync := time.Unix(1700000000, 0)
-	o.LoopState(migrate.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: resync})
+	o.LoopState(mirror.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: resync})
 	body := scrape(t, o)
 	for _, want := range []string{
 		`zk2kafka_dual_commit_groups 2`,
@@ -205,16 +206,16 @@ func TestDualCommitMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s:\n%s", want, body)
 		}
 	}
-	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary,
+	o.GroupSynced(mirror.GroupStatus{Group: "h", Phase: mirror.PhaseZKPrimary,
 		Blocked: map[migrate.Class]int{migrate.ClassAboveLogEnd: 2}})
 	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 2`) {
 		t.Errorf("blocked partitions not counted:\n%s", body)
 	}
-	o.GroupSynced(migrate.GroupStatus{Group: "h", Phase: migrate.PhaseZKPrimary})
+	o.GroupSynced(mirror.GroupStatus{Group: "h", Phase: mirror.PhaseZKPrimary})
 	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 0`) {
 		t.Errorf("a class no longer blocked keeps its count:\n%s", body)
 	}
-	o.SelectionChanged(migrate.Selection{Groups: []string{"h"}, Removed: []string{"g"}})
+	o.SelectionChanged(mirror.Selection{Groups: []string{"h"}, Removed: []string{"g"}})
 	body = scrape(t, o)
 	if strings.Contains(body, `group="g"`) || !strings.Contains(body, "zk2kafka_dual_commit_groups 1") {
 		t.Errorf("series of the group that left are still served, or the gauge is stale:\n%s", body)
@@ -232,12 +233,12 @@ func TestDualCommitPromtool(t *testing.T) {
 		t.Skip("promtool not installed (apt-get install prometheus)")
 	}
 	o, _ := testObserver(t, true)
-	o.SelectionChanged(migrate.Selection{Groups: []string{"g"}, Added: []string{"g"}})
-	o.GroupSynced(migrate.GroupStatus{Group: "g", Phase: migrate.PhaseZKPrimary, Lag: 1,
-		Writes: []migrate.MirrorWrite{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: migrate.ToKafka,
-			Reason: migrate.ReasonMirror, To: 1, Err: errors.New("boom")}}})
+	o.SelectionChanged(mirror.Selection{Groups: []string{"g"}, Added: []string{"g"}})
+	o.GroupSynced(mirror.GroupStatus{Group: "g", Phase: mirror.PhaseZKPrimary, Lag: 1,
+		Writes: []mirror.Write{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, Direction: mirror.ToKafka,
+			Reason: mirror.ReasonMirror, To: 1, Err: errors.New("boom")}}})
 	o.SyncFailed([]string{"g"}, errors.New("boom"))
-	o.LoopState(migrate.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: time.Now()})
+	o.LoopState(mirror.LoopState{Beat: time.Now(), Synced: true, Armed: true, LastResync: time.Now()})
 	cmd := exec.Command(promtool, "check", "metrics")
 	cmd.Stdin = strings.NewReader(scrape(t, o))
 	out, err := cmd.CombinedOutput()
@@ -255,20 +256,20 @@ func TestDualCommitProbes(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name        string
-		state       *migrate.LoopState // nil: nothing reported yet
+		state       *mirror.LoopState // nil: nothing reported yet
 		lease       func() (bool, string)
 		storeFailed bool
 		live        bool
 		readyWhy    string // "" for ready
 	}{
 		{name: "at start", live: true, readyWhy: "first sync"},
-		{name: "synced and armed, no lease (dry run)", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, live: true},
-		{name: "a store failing does not kill the pod", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, storeFailed: true, live: true},
-		{name: "first sync not done", state: &migrate.LoopState{Beat: now, Armed: true}, live: true, readyWhy: "first sync"},
-		{name: "watches being set again", state: &migrate.LoopState{Beat: now, Synced: true}, live: true, readyWhy: "watches"},
-		{name: "standby", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(false), live: true, readyWhy: "host-a pid 42"},
-		{name: "lease held", state: &migrate.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(true), live: true},
-		{name: "loop stuck", state: &migrate.LoopState{Beat: now.Add(-2 * time.Minute), Synced: true, Armed: true}, live: false},
+		{name: "synced and armed, no lease (dry run)", state: &mirror.LoopState{Beat: now, Synced: true, Armed: true}, live: true},
+		{name: "a store failing does not kill the pod", state: &mirror.LoopState{Beat: now, Synced: true, Armed: true}, storeFailed: true, live: true},
+		{name: "first sync not done", state: &mirror.LoopState{Beat: now, Armed: true}, live: true, readyWhy: "first sync"},
+		{name: "watches being set again", state: &mirror.LoopState{Beat: now, Synced: true}, live: true, readyWhy: "watches"},
+		{name: "standby", state: &mirror.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(false), live: true, readyWhy: "host-a pid 42"},
+		{name: "lease held", state: &mirror.LoopState{Beat: now, Synced: true, Armed: true}, lease: held(true), live: true},
+		{name: "loop stuck", state: &mirror.LoopState{Beat: now.Add(-2 * time.Minute), Synced: true, Armed: true}, live: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _ := testObserver(t, true)
@@ -297,8 +298,8 @@ func TestDualCommitProbes(t *testing.T) {
 // a warning naming what is waited for and where.
 func TestDualCommitSelectionLog(t *testing.T) {
 	o, errb := testObserver(t, true)
-	o.SelectionChanged(migrate.Selection{Missing: []string{"orders"}})
-	o.SelectionChanged(migrate.Selection{Groups: []string{"orders"}, Added: []string{"orders"}})
+	o.SelectionChanged(mirror.Selection{Missing: []string{"orders"}})
+	o.SelectionChanged(mirror.Selection{Groups: []string{"orders"}, Added: []string{"orders"}})
 	for _, want := range []string{
 		`level=WARN msg="groups named by --group are not in ZooKeeper yet: waiting for them" groups=[orders]`,
 		`level=WARN msg="waiting for a group matching the selection" under="every group under /consumers"`,

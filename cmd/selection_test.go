@@ -10,6 +10,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // rootedLegacy is the in-memory legacy store with what zkreader.Reader says of where it looks:
@@ -145,7 +146,7 @@ func TestDualCommitEmptySelectionHint(t *testing.T) {
 	o.nearby = func() string {
 		return migrate.NearbyHint([]migrate.NearbyRoot{{Root: "/kafka/consumers", Connect: "zk1:2181/kafka", Groups: 3}})
 	}
-	o.SelectionChanged(migrate.Selection{Listed: 4})
+	o.SelectionChanged(mirror.Selection{Listed: 4})
 	want := `level=WARN msg="waiting for a group matching the selection" under="every group under /consumers" groups_there=4 ` +
 		`hint="/kafka/consumers holds 3 groups: to read it, use --zk zk1:2181/kafka"`
 	if !strings.Contains(errb.String(), want) {

@@ -225,7 +225,9 @@ func TestDualCommitSwitching(t *testing.T) {
 	member := e.join(g, []string{topic}, idle{})
 	run.waitMetric(t, phaseLine(g, "switching"))
 	e.zkOffsets(g, topic, map[int32]int64{0: 20}) // the legacy instance goes on committing
-	time.Sleep(time.Second)                       // a few polls and the watch; the checks follow
+	// The mirror has read ZooKeeper's 20 and decided once Kafka's lag shows it (measured after
+	// its own writes): a commit of 20 would have made it 0.
+	run.waitMetric(t, fmt.Sprintf("zk2kafka_dual_commit_lag_offsets{group=%q} 10\n", g))
 	if got := e.offsets(g); !maps.Equal(got, w10) {
 		t.Errorf("kafka %v while its group is active, want %v untouched", got, w10)
 	}

@@ -73,7 +73,7 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	if ks.Active() {
 		gp.Gates = append(gp.Gates, GateKafkaGroupActive)
 	}
-	entries, err := buildEntries(g.Group, g.Offsets, ks, in.Topics, p)
+	entries, err := BuildEntries(g.Group, g.Offsets, ks, in.Topics, p)
 	if err != nil {
 		return GroupPlan{}, err
 	}
@@ -90,11 +90,13 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 	return gp, nil
 }
 
-// buildEntries classifies each of a group's legacy offsets against its Kafka commits and the
+// BuildEntries classifies each of a group's legacy offsets against its Kafka commits and the
 // topics' log ranges under p, in entry order, without the group's gates: plan and copy apply
-// the gates on top (buildGroup), while dual-commit mirrors while legacy consumers run and
-// takes the entries alone, so both decide every partition through this one function.
-func buildEntries(group string, offsets []LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy) ([]Entry, error) {
+// the gates on top (buildGroup), while dual-commit's mirror (package mirror) mirrors while
+// legacy consumers run and takes the entries alone, so both decide every partition through
+// this one function. topics must describe every topic an offset names; an error means the
+// inputs are incomplete or inconsistent, never a partition plan would block.
+func BuildEntries(group string, offsets []LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy) ([]Entry, error) {
 	offsets = sortedOffsets(offsets, compareOffsets)
 	entries := make([]Entry, 0, len(offsets))
 	// One block for the values every entry points at (ZooKeeper and Kafka offsets, log range):
@@ -114,6 +116,28 @@ func buildEntries(group string, offsets []LegacyOffset, ks GroupState, topics ma
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// UsableOffsets reads a group's legacy offsets as BuildEntries does before comparing them with
+// Kafka: usable holds each partition's znode with Offset after --offset-adjust (adj); unusable
+// names the partitions whose znodes stand for no offset (invalid, or two znodes naming one
+// partition), which are never overwritten. Dual-commit's mirror decides its phases from this
+// reading, so that it compares the offsets the entries stand for: compared raw, a +1 adjust
+// would make Kafka "ahead" after every mirrored write.
+func UsableOffsets(offsets []LegacyOffset, adj int64) (usable map[TopicPartition]LegacyOffset, unusable map[TopicPartition]bool) {
+	usable, unusable = map[TopicPartition]LegacyOffset{}, map[TopicPartition]bool{}
+	offsets = sortedOffsets(offsets, compareOffsets)
+	for i, o := range offsets {
+		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}
+		zk, bad := usableOffset(o, adj)
+		if bad != "" || len(duplicateZnodes(offsets, i)) > 1 {
+			unusable[tp] = true
+			continue
+		}
+		o.Offset = zk
+		usable[tp] = o
+	}
+	return usable, unusable
 }
 
 func compareOffsets(a, b LegacyOffset) int {
@@ -240,8 +264,7 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 }
 
 // usableOffset is the offset a legacy znode stands for after --offset-adjust, or why it stands
-// for none (invalid non-empty): the first step of buildEntry, which dual-commit's view of a
-// group shares so that its phases compare the same offsets the entries do.
+// for none (invalid non-empty): the first step of buildEntry, which UsableOffsets shares.
 func usableOffset(o LegacyOffset, adj int64) (zk int64, invalid string) {
 	switch {
 	case o.Invalid != "":

@@ -121,9 +121,9 @@ func readKafkaGroups(ctx context.Context, kafka KafkaState, names []string) <-ch
 // listSelected lists the legacy groups and returns those the filter selects, sorted; a group
 // named exactly (--group) must exist, and the selection must not be empty unless the filter
 // allows it. It is where every verb that reads offsets selects its groups (dual-commit, which
-// waits for groups, selects with selectGroups): the refusal is a SelectionError.
+// waits for groups, selects with SelectGroups): the refusal is a SelectionError.
 func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, error) {
-	sel, err := selectGroups(ctx, legacy, f)
+	sel, err := SelectGroups(ctx, legacy, f)
 	if err != nil {
 		return nil, err
 	}
@@ -133,14 +133,24 @@ func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, 
 	return sel.Groups, nil
 }
 
-// selectGroups lists the legacy groups and returns those the filter selects, sorted, and the
-// groups named exactly (--group) that are not there.
-func selectGroups(ctx context.Context, legacy LegacyStore, f Filter) (Selection, error) {
+// GroupSelection is what a filter selects among the legacy groups as listed now.
+type GroupSelection struct {
+	Groups []string // selected, sorted
+	// Missing are the groups named exactly (--group) that are not under /consumers (yet).
+	Missing []string
+	// Listed is how many groups are under /consumers, selected or not.
+	Listed int
+}
+
+// SelectGroups lists the legacy groups and returns those the filter selects, sorted, and the
+// groups named exactly (--group) that are not there. Unlike the verbs that read offsets once,
+// it refuses neither: dual-commit waits for the groups to appear.
+func SelectGroups(ctx context.Context, legacy LegacyStore, f Filter) (GroupSelection, error) {
 	all, err := legacy.ListGroups(ctx)
 	if err != nil {
-		return Selection{}, fmt.Errorf("list legacy groups: %w", err)
+		return GroupSelection{}, fmt.Errorf("list legacy groups: %w", err)
 	}
-	sel := Selection{Listed: len(all)}
+	sel := GroupSelection{Listed: len(all)}
 	for _, g := range all {
 		if f.MatchGroup(g) {
 			sel.Groups = append(sel.Groups, g)
@@ -197,15 +207,15 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 	return out, nil
 }
 
-// keepsOffset reports whether the topic filter selects o. An invalid entry that names no topic
+// KeepsOffset reports whether the topic filter selects o. An invalid entry that names no topic
 // stands for a group's offsets folder the store could not list (ZooKeeper ACL): its topics are
 // unknown, so no topic filter can tell they are not selected, and it is kept. Dropped, it took
 // the group out of a filtered plan, which then looked clean and copied nothing for it.
-func (f Filter) keepsOffset(o LegacyOffset) bool {
+func (f Filter) KeepsOffset(o LegacyOffset) bool {
 	return f.MatchTopic(o.Topic) || (o.Topic == "" && o.Invalid != "")
 }
 
-// keepGroup is what a plan keeps of a group read: the offsets the filter keeps (keepsOffset),
+// keepGroup is what a plan keeps of a group read: the offsets the filter keeps (KeepsOffset),
 // and the liveness (copied: the store's slices are not ours). ok is false for a group a topic
 // filter leaves without offsets: it is not part of the plan.
 func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
@@ -219,7 +229,7 @@ func keepGroup(g LegacyGroup, f Filter) (kept LegacyGroup, ok bool) {
 		return kept, true
 	}
 	for _, o := range g.Offsets {
-		if f.keepsOffset(o) {
+		if f.KeepsOffset(o) {
 			kept.Offsets = append(kept.Offsets, o)
 		}
 	}

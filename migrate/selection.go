@@ -128,7 +128,7 @@ func LocateGroups(ctx context.Context, legacy LegacyStore) (root string, nearby 
 }
 
 // selectionError is the error of a refused selection, with where the groups were looked for.
-func selectionError(ctx context.Context, legacy LegacyStore, f Filter, sel Selection) error {
+func selectionError(ctx context.Context, legacy LegacyStore, f Filter, sel GroupSelection) error {
 	root, nearby := LocateGroups(ctx, legacy)
 	return &SelectionError{Filter: f.Spec(), Root: root, Listed: sel.Listed, Missing: sel.Missing, Nearby: nearby}
 }

@@ -54,3 +54,43 @@ type RecheckRequest struct {
 	// it) of each znode; other fields are ignored.
 	Offsets []LegacyOffset
 }
+
+// LegacyWatcher tells dual-commit's mirror (package mirror) when the legacy store may have
+// changed: a group's znodes (offsets, ids, owners), or the list of groups itself. It is a hint
+// only: the mirror re-reads through LegacyStore.
+type LegacyWatcher interface {
+	// Watch watches until ctx ends. It takes the groups to watch from selections: the first
+	// receive is the initial selection, each later one replaces it. It also watches the list of
+	// groups (the children of /consumers) from the start, before the first selection is armed,
+	// so a group created at any time is reported through ev.GroupsChanged. Each group of a
+	// selection is reported through ev.Changed once its watches are set (so a change made
+	// between the mirror's read and the arming is not missed), then after every change under
+	// /consumers/<group>, and again after the watches had to be set afresh (session expiry).
+	// A group dropped from the selection is no longer reported. Callbacks come from any
+	// goroutine and must not block. Watch returns nil when ctx ends, an error only when
+	// watching is impossible.
+	Watch(ctx context.Context, selections <-chan []string, ev WatchEvents) error
+}
+
+// WatchEvents are the callbacks of a Watch; nil ones are not called.
+type WatchEvents struct {
+	// Changed: something under /consumers/<group> may have changed.
+	Changed func(group string)
+	// GroupsChanged: a group was created or deleted under /consumers, or the watch on the list
+	// was set afresh: list the groups again.
+	GroupsChanged func()
+	// Armed: true once every watch of the latest selection is set; false while they are being
+	// set again (the session expired, or setting them failed and is retried).
+	Armed func(bool)
+}
+
+// LegacyOffsetWriter writes offsets into the legacy store (the reverse mirror, --reverse).
+type LegacyOffsetWriter interface {
+	// AdvanceOffsets moves each given offset znode of group forward to its offset, atomically
+	// per znode (a compare-and-set): only where the znode is missing or holds a valid smaller
+	// offset at the moment of the write, so a legacy commit that lands after the mirror's last
+	// read is never overwritten. A group missing from the legacy store (deleted) is never
+	// created again: all its partitions are left alone. It returns the partitions it left
+	// alone, with why.
+	AdvanceOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) (map[TopicPartition]string, error)
+}

@@ -1,9 +1,11 @@
-package migrate
+package mirror
 
 import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // The reverse mirror (--reverse): Kafka into ZooKeeper for kafka-primary groups, forward only.
@@ -11,7 +13,7 @@ import (
 // toZK mirrors Kafka into ZooKeeper (--reverse) where Kafka leads, never over an unusable
 // znode, so that rolling back to ZooKeeper storage resumes where the Kafka consumers were.
 func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
-	offsets := map[TopicPartition]int64{}
+	offsets := map[migrate.TopicPartition]int64{}
 	for _, tp := range sortedTPs(v.kafka) {
 		k := v.kafka[tp]
 		if v.invalid[tp] {
@@ -25,7 +27,7 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 			}
 			from = &o.Offset
 		}
-		st.Writes = append(st.Writes, MirrorWrite{TopicPartition: tp, Direction: ToZK, Reason: ReasonMirror, From: from, To: k})
+		st.Writes = append(st.Writes, Write{TopicPartition: tp, Direction: ToZK, Reason: ReasonMirror, From: from, To: k})
 		offsets[tp] = k
 	}
 	if len(offsets) == 0 || !l.m.Execute || !l.mayWrite(ctx, st) {
@@ -44,14 +46,14 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 		return
 	}
 	planned := len(offsets)
-	st.Writes = stillBehind(l.view(fresh[st.Group], GroupState{}), len(fresh[st.Group].LiveConsumers) > 0, st.Writes)
+	st.Writes = stillBehind(l.view(fresh[st.Group], migrate.GroupState{}), len(fresh[st.Group].LiveConsumers) > 0, st.Writes)
 	if len(st.Writes) < planned {
 		// ZooKeeper changed since the batch read: decide the group's phase anew at the next poll.
 		l.remark([]string{st.Group})
 		if len(st.Writes) == 0 {
 			return
 		}
-		offsets = make(map[TopicPartition]int64, len(st.Writes))
+		offsets = make(map[migrate.TopicPartition]int64, len(st.Writes))
 		for _, w := range st.Writes {
 			offsets[w.TopicPartition] = w.To
 		}
@@ -69,7 +71,7 @@ func (l *loop) toZK(ctx context.Context, st *GroupStatus, v groupView) {
 	if len(left) > 0 {
 		// ZooKeeper moved at or above Kafka after the fresh read (a legacy commit won the
 		// race): those writes did not happen, and the group's phase is decided anew.
-		st.Writes = slices.DeleteFunc(st.Writes, func(w MirrorWrite) bool { _, ok := left[w.TopicPartition]; return ok })
+		st.Writes = slices.DeleteFunc(st.Writes, func(w Write) bool { _, ok := left[w.TopicPartition]; return ok })
 		l.remark([]string{st.Group})
 	}
 }

@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorDoesNotWriteAboveLogEnd: a ZooKeeper offset beyond the partition's log end is what
@@ -19,7 +20,7 @@ func TestMirrorDoesNotWriteAboveLogEnd(t *testing.T) {
 	f.legacy.SetOffset("g", "t", 0, 5000)
 	f.start(t)
 	s := f.obs.next(t, "g")
-	if w, ok := writes(s, migrate.ReasonMirror)["t/0"]; ok {
+	if w, ok := writes(s, mirror.ReasonMirror)["t/0"]; ok {
 		t.Errorf("wrote %+v: an offset above the log end was mirrored", w)
 	}
 	if got, ok := kafkaOffsets(t, f.kafka, "g")["t/0"]; ok {
@@ -114,7 +115,7 @@ func TestMirrorDecidesAsPlan(t *testing.T) {
 			f.start(t)
 			s := f.obs.next(t, "g")
 			got := map[string]int64{}
-			for k, w := range writes(s, migrate.ReasonMirror) {
+			for k, w := range writes(s, mirror.ReasonMirror) {
 				if w.Err != nil || w.Refused {
 					t.Errorf("write %s: %+v", k, w)
 				}
@@ -151,13 +152,13 @@ func TestMirrorOffsetAdjustKeepsThePhase(t *testing.T) {
 	f.m.Policy = migrate.Policy{OffsetAdjust: 1}
 	f.legacy.SetOffset("g", "t", 0, 10)
 	f.start(t)
-	if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseZKPrimary || writes(s, migrate.ReasonMirror)["t/0"].To != 11 {
+	if s := f.obs.next(t, "g"); s.Phase != mirror.PhaseZKPrimary || writes(s, mirror.ReasonMirror)["t/0"].To != 11 {
 		t.Fatalf("first sync %+v, want zk-primary and 11 written", s)
 	}
 	f.legacy.SetOffset("g", "t", 0, 20)
 	f.watch.fire(t, "g")
 	s := f.obs.next(t, "g")
-	if s.Phase != migrate.PhaseZKPrimary || s.Lead != 0 {
+	if s.Phase != mirror.PhaseZKPrimary || s.Lead != 0 {
 		t.Errorf("phase %s lead %d after an adjusted write, want zk-primary and no lead", s.Phase, s.Lead)
 	}
 	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 21 {
@@ -176,7 +177,7 @@ func TestMirrorKeepaliveLeavesOutOffsetsOutsideTheLog(t *testing.T) {
 	f.kafka.SetCommitted("g", "gone", 0, 5) // a topic Kafka no longer has
 	f.start(t)
 	s := f.obs.next(t, "g")
-	ka := writes(s, migrate.ReasonKeepalive)
+	ka := writes(s, mirror.ReasonKeepalive)
 	if len(ka) != 1 || ka["t/0"].To != 10 {
 		t.Errorf("keep-alives %+v, want t/0 at 10 alone", ka)
 	}
@@ -206,7 +207,7 @@ func TestMirrorDecidesAgainAfterTheWait(t *testing.T) {
 	}}
 	f.start(t)
 	s := f.obs.next(t, "g")
-	if got := writes(s, migrate.ReasonMirror); len(got) != 1 || got["t/0"].To != 10 {
+	if got := writes(s, mirror.ReasonMirror); len(got) != 1 || got["t/0"].To != 10 {
 		t.Errorf("writes %+v, want t/0 at 10 alone", got)
 	}
 	if s.Blocked[migrate.ClassBelowLogStart] != 1 {
@@ -237,7 +238,7 @@ func TestMirrorRefusesPolicies(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Run: %v, want an error saying %q", err, tc.want)
 			}
-			if tc.name != "unknown name" && !errors.Is(err, migrate.ErrMirrorPolicy) {
+			if tc.name != "unknown name" && !errors.Is(err, mirror.ErrPolicy) {
 				t.Errorf("Run: %v, want it to wrap ErrMirrorPolicy", err)
 			}
 			if n := f.legacy.ReadCalls(); n != 0 {

@@ -1,9 +1,11 @@
-package migrate
+package mirror
 
 import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // The mirror's selection follows ZooKeeper: a group created after the start that the filter
@@ -11,6 +13,16 @@ import (
 // (or, without a watcher, at the next resync); a group deleted leaves, and what the loop
 // remembered of it is dropped. Rollovers are when groups appear: a group first seen five
 // minutes late may already have been taken over by Kafka consumers that found no commit.
+
+// selectGroups lists the legacy groups and selects as plan does (migrate.SelectGroups); Added
+// and Removed are left for the loop to fill in.
+func selectGroups(ctx context.Context, legacy migrate.LegacyStore, f migrate.Filter) (Selection, error) {
+	sel, err := migrate.SelectGroups(ctx, legacy, f)
+	if err != nil {
+		return Selection{}, err
+	}
+	return Selection{Groups: sel.Groups, Missing: sel.Missing, Listed: sel.Listed}, nil
+}
 
 func (l *loop) takeRelist() bool {
 	l.mu.Lock()

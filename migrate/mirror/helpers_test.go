@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // waitFor bounds how long a test waits for the mirror to report something; it is a hang guard,
@@ -19,26 +20,26 @@ const waitFor = 20 * time.Second
 
 // observer collects what the mirror reports.
 type observer struct {
-	synced     chan migrate.GroupStatus
+	synced     chan mirror.GroupStatus
 	failed     chan error
-	selections chan migrate.Selection
+	selections chan mirror.Selection
 	mu         sync.Mutex
-	state      migrate.LoopState // the latest
+	state      mirror.LoopState // the latest
 }
 
 func newObserver() *observer {
-	return &observer{synced: make(chan migrate.GroupStatus, 1000), failed: make(chan error, 1000),
-		selections: make(chan migrate.Selection, 1000)}
+	return &observer{synced: make(chan mirror.GroupStatus, 1000), failed: make(chan error, 1000),
+		selections: make(chan mirror.Selection, 1000)}
 }
 
-func (o *observer) GroupSynced(s migrate.GroupStatus)    { o.synced <- s }
-func (o *observer) SyncFailed(_ []string, err error)     { o.failed <- err }
-func (o *observer) SelectionChanged(s migrate.Selection) { o.selections <- s }
-func (o *observer) LoopState(s migrate.LoopState)        { o.mu.Lock(); o.state = s; o.mu.Unlock() }
-func (o *observer) loopState() migrate.LoopState         { o.mu.Lock(); defer o.mu.Unlock(); return o.state }
+func (o *observer) GroupSynced(s mirror.GroupStatus)    { o.synced <- s }
+func (o *observer) SyncFailed(_ []string, err error)    { o.failed <- err }
+func (o *observer) SelectionChanged(s mirror.Selection) { o.selections <- s }
+func (o *observer) LoopState(s mirror.LoopState)        { o.mu.Lock(); o.state = s; o.mu.Unlock() }
+func (o *observer) loopState() mirror.LoopState         { o.mu.Lock(); defer o.mu.Unlock(); return o.state }
 
 // next returns the next status of group, skipping other groups' statuses.
-func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
+func (o *observer) next(t *testing.T, group string) mirror.GroupStatus {
 	t.Helper()
 	deadline := time.After(waitFor)
 	for {
@@ -53,8 +54,22 @@ func (o *observer) next(t *testing.T, group string) migrate.GroupStatus {
 	}
 }
 
+// drain returns the statuses reported and not taken yet, without waiting: under synctest, after
+// synctest.Wait, that is every status reported so far.
+func (o *observer) drain() []mirror.GroupStatus {
+	var out []mirror.GroupStatus
+	for {
+		select {
+		case s := <-o.synced:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
 // nextAny returns the next status reported, of any group.
-func (o *observer) nextAny(t *testing.T) migrate.GroupStatus {
+func (o *observer) nextAny(t *testing.T) mirror.GroupStatus {
 	t.Helper()
 	select {
 	case s := <-o.synced:
@@ -62,7 +77,7 @@ func (o *observer) nextAny(t *testing.T) migrate.GroupStatus {
 	case <-time.After(waitFor):
 		t.Fatalf("no sync reported within %s", waitFor)
 	}
-	return migrate.GroupStatus{}
+	return mirror.GroupStatus{}
 }
 
 // nextSelectionIs waits for the next selection and checks its groups.
@@ -74,7 +89,7 @@ func (f *fixture) nextSelectionIs(t *testing.T, groups []string) {
 }
 
 // nextSelection returns the next selection reported.
-func (o *observer) nextSelection(t *testing.T) migrate.Selection {
+func (o *observer) nextSelection(t *testing.T) mirror.Selection {
 	t.Helper()
 	select {
 	case s := <-o.selections:
@@ -82,7 +97,7 @@ func (o *observer) nextSelection(t *testing.T) migrate.Selection {
 	case <-time.After(waitFor):
 		t.Fatalf("no selection reported within %s", waitFor)
 	}
-	return migrate.Selection{}
+	return mirror.Selection{}
 }
 
 // watcher is a fake migrate.LegacyWatcher: the test fires changes by hand. Like the real one,
@@ -190,13 +205,13 @@ type fixture struct {
 	kafka  *migratetest.KafkaStore
 	watch  *watcher
 	obs    *observer
-	m      *migrate.Mirror
+	m      *mirror.Mirror
 }
 
 func newFixture() *fixture {
 	f := &fixture{legacy: migratetest.NewLegacyStore(), kafka: migratetest.NewKafkaStore(), watch: newWatcher(), obs: newObserver()}
 	f.kafka.AddTopic("t", migrate.PartitionRange{LogEnd: 1000}, migrate.PartitionRange{LogEnd: 1000})
-	f.m = &migrate.Mirror{Legacy: f.legacy, Watcher: f.watch, Kafka: f.kafka, Committer: f.kafka,
+	f.m = &mirror.Mirror{Legacy: f.legacy, Watcher: f.watch, Kafka: f.kafka, Committer: f.kafka,
 		LegacyWriter: f.legacy, Observer: f.obs, Execute: true,
 		ResyncInterval: time.Hour, KeepaliveInterval: time.Hour, PollInterval: time.Hour, BatchDelay: time.Millisecond}
 	return f
@@ -235,8 +250,8 @@ func (f *fixture) start(t *testing.T) (stop func() error) {
 }
 
 // mirrored returns the writes of a status with the given reason.
-func writes(s migrate.GroupStatus, reason string) map[string]migrate.MirrorWrite {
-	out := map[string]migrate.MirrorWrite{}
+func writes(s mirror.GroupStatus, reason string) map[string]mirror.Write {
+	out := map[string]mirror.Write{}
 	for _, w := range s.Writes {
 		if w.Reason == reason {
 			out[w.TopicPartition.String()] = w
@@ -257,3 +272,5 @@ func kafkaOffsets(t *testing.T, k *migratetest.KafkaStore, group string) map[str
 	}
 	return out
 }
+
+func ptr(v int64) *int64 { return &v }

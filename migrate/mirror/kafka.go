@@ -1,26 +1,28 @@
-package migrate
+package mirror
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // kafkaDecision is what the mirror may write into Kafka for one group: plan's decision for
-// each of its znodes (buildEntries, without the group's gates: mirroring while legacy consumers
+// each of its znodes (migrate.BuildEntries, without the group's gates: mirroring while legacy consumers
 // run is the point), plus the keep-alives.
 type kafkaDecision struct {
-	writes  []MirrorWrite // Direction ToKafka, From/To/Reason set
-	mtimes  []time.Time   // the znode's mtime of each write, for its metadata (zero: a keep-alive)
-	blocked map[Class]int
+	writes  []Write     // Direction ToKafka, From/To/Reason set
+	mtimes  []time.Time // the znode's mtime of each write, for its metadata (zero: a keep-alive)
+	blocked map[migrate.Class]int
 	reasons []string
 }
 
 // maxBlockedReasons bounds GroupStatus.BlockedReasons: a sample for the log, not a report.
 const maxBlockedReasons = 3
 
-func (d *kafkaDecision) why(tp TopicPartition, reason string) {
+func (d *kafkaDecision) why(tp migrate.TopicPartition, reason string) {
 	if len(d.reasons) < maxBlockedReasons {
 		d.reasons = append(d.reasons, tp.String()+": "+reason)
 	}
@@ -33,27 +35,27 @@ func (d *kafkaDecision) why(tp TopicPartition, reason string) {
 // partition's log: an offset outside it makes the consumer reset (auto.offset.reset) whether it
 // is kept or expires, and re-committing it would keep alive an offset plan refuses to write and
 // verify reports (kafka-out-of-range).
-func (l *loop) decideKafka(group string, v groupView, keepalive bool, topics map[string]TopicInfo) (kafkaDecision, error) {
+func (l *loop) decideKafka(group string, v groupView, keepalive bool, topics map[string]migrate.TopicInfo) (kafkaDecision, error) {
 	var d kafkaDecision
-	entries, err := buildEntries(group, v.offsets, GroupState{Committed: v.kafka}, topics, l.m.Policy)
+	entries, err := migrate.BuildEntries(group, v.offsets, migrate.GroupState{Committed: v.kafka}, topics, l.m.Policy)
 	if err != nil {
 		return d, err
 	}
-	mirrored := map[TopicPartition]bool{}
+	mirrored := map[migrate.TopicPartition]bool{}
 	for _, e := range entries {
-		tp := TopicPartition{Topic: e.Topic, Partition: e.Partition}
+		tp := migrate.TopicPartition{Topic: e.Topic, Partition: e.Partition}
 		switch e.Action {
-		case ActionWrite:
-			w := MirrorWrite{TopicPartition: tp, Direction: ToKafka, Reason: ReasonMirror, To: e.Target, Mtime: e.Mtime}
+		case migrate.ActionWrite:
+			w := Write{TopicPartition: tp, Direction: ToKafka, Reason: ReasonMirror, To: e.Target, Mtime: e.Mtime}
 			if e.Kafka != nil {
 				k := *e.Kafka
 				w.From = &k
 			}
 			d.writes, d.mtimes = append(d.writes, w), append(d.mtimes, e.Mtime)
 			mirrored[tp] = true
-		case ActionBlock:
+		case migrate.ActionBlock:
 			if d.blocked == nil {
-				d.blocked = map[Class]int{}
+				d.blocked = map[migrate.Class]int{}
 			}
 			d.blocked[e.Class]++
 			d.why(tp, e.Reason)
@@ -71,7 +73,7 @@ func (l *loop) decideKafka(group string, v groupView, keepalive bool, topics map
 			d.why(tp, fmt.Sprintf("keep-alive of %d left out: %s", k, why))
 			continue
 		}
-		d.writes = append(d.writes, MirrorWrite{TopicPartition: tp, Direction: ToKafka, Reason: ReasonKeepalive, From: &k, To: k})
+		d.writes = append(d.writes, Write{TopicPartition: tp, Direction: ToKafka, Reason: ReasonKeepalive, From: &k, To: k})
 		d.mtimes = append(d.mtimes, time.Time{})
 	}
 	return d, nil
@@ -79,7 +81,7 @@ func (l *loop) decideKafka(group string, v groupView, keepalive bool, topics map
 
 // outsideLog says why Kafka offset k of tp lies outside the partition's log as topics
 // describe it ("" when inside, the ends included).
-func outsideLog(k int64, tp TopicPartition, topics map[string]TopicInfo) string {
+func outsideLog(k int64, tp migrate.TopicPartition, topics map[string]migrate.TopicInfo) string {
 	ti, ok := topics[tp.Topic]
 	if !ok || !ti.Exists {
 		return fmt.Sprintf("Kafka has no topic %q", tp.Topic)
@@ -104,7 +106,7 @@ func outsideLog(k int64, tp TopicPartition, topics map[string]TopicInfo) string 
 // that read and the commit. The topics were described just after the batch was read; with a
 // limiter, whose wait may be long (retention raises log starts, a topic may be re-created),
 // they are described again too. An error means nothing could be decided: nothing was written.
-func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepalive bool, topics map[string]TopicInfo) error {
+func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepalive bool, topics map[string]migrate.TopicInfo) error {
 	now := l.m.Now()
 	d, err := l.decideKafka(st.Group, v, keepalive, topics)
 	if err != nil {
@@ -112,9 +114,9 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 	}
 	st.Blocked, st.BlockedReasons = d.blocked, d.reasons
 	st.Writes = d.writes
-	commits := make([]Commit, len(d.writes))
+	commits := make([]migrate.Commit, len(d.writes))
 	for i, w := range d.writes {
-		commits[i] = Commit{TopicPartition: w.TopicPartition, Offset: w.To}
+		commits[i] = migrate.Commit{TopicPartition: w.TopicPartition, Offset: w.To}
 		if l.m.Metadata != nil {
 			commits[i].Metadata = l.m.Metadata(st.Group, d.mtimes[i])
 		}
@@ -168,14 +170,14 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 
 // readAgain reads the group's Kafka state again after the rate-limit wait and, with a limiter,
 // describes the names, the topics its decision needs, again (replacing *topics).
-func (l *loop) readAgain(ctx context.Context, group string, names []string, topics *map[string]TopicInfo) (GroupState, error) {
+func (l *loop) readAgain(ctx context.Context, group string, names []string, topics *map[string]migrate.TopicInfo) (migrate.GroupState, error) {
 	fresh, err := l.m.Kafka.Groups(ctx, []string{group})
 	if err != nil {
-		return GroupState{}, fmt.Errorf("commit group %q: read kafka again before the commit: %w", group, err)
+		return migrate.GroupState{}, fmt.Errorf("commit group %q: read kafka again before the commit: %w", group, err)
 	}
 	fk, ok := fresh[group]
 	if !ok {
-		return GroupState{}, fmt.Errorf("commit group %q: read kafka again before the commit: no answer for the group", group)
+		return migrate.GroupState{}, fmt.Errorf("commit group %q: read kafka again before the commit: no answer for the group", group)
 	}
 	if l.m.Limiter == nil {
 		return fk, nil
@@ -183,7 +185,7 @@ func (l *loop) readAgain(ctx context.Context, group string, names []string, topi
 	if len(names) > 0 { // never an empty metadata request: it means "all topics"
 		described, err := l.m.Kafka.Topics(ctx, names)
 		if err != nil {
-			return GroupState{}, fmt.Errorf("commit group %q: describe %d topics again before the commit: %w", group, len(names), err)
+			return migrate.GroupState{}, fmt.Errorf("commit group %q: describe %d topics again before the commit: %w", group, len(names), err)
 		}
 		*topics = described
 	}
@@ -193,17 +195,17 @@ func (l *loop) readAgain(ctx context.Context, group string, names []string, topi
 // stillDecided keeps the commits (and their writes, in step) that the decision made again
 // after the wait still makes with the same target and reason. The blocked partitions are the
 // new decision's: it is the later read of the stores.
-func stillDecided(again kafkaDecision, commits []Commit, ws []MirrorWrite, st *GroupStatus) ([]Commit, []MirrorWrite) {
+func stillDecided(again kafkaDecision, commits []migrate.Commit, ws []Write, st *GroupStatus) ([]migrate.Commit, []Write) {
 	type key struct {
 		to     int64
 		reason string
 	}
-	still := make(map[TopicPartition]key, len(again.writes))
+	still := make(map[migrate.TopicPartition]key, len(again.writes))
 	for _, w := range again.writes {
 		still[w.TopicPartition] = key{w.To, w.Reason}
 	}
-	var keptC []Commit
-	var keptW []MirrorWrite
+	var keptC []migrate.Commit
+	var keptW []Write
 	for i, w := range ws {
 		if k, ok := still[w.TopicPartition]; ok && k == (key{w.To, w.Reason}) {
 			keptC = append(keptC, commits[i])
@@ -215,14 +217,14 @@ func stillDecided(again kafkaDecision, commits []Commit, ws []MirrorWrite, st *G
 }
 
 // commit sends the commits and records each partition's outcome in st.Writes.
-func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []Commit, keepalive bool, now time.Time) {
+func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []migrate.Commit, keepalive bool, now time.Time) {
 	wctx, release, held := l.holdLease(ctx, st)
 	if !held {
 		return
 	}
 	res, err := l.m.Committer.Commit(wctx, st.Group, commits)
 	release()
-	if errors.Is(err, ErrGroupActive) {
+	if errors.Is(err, migrate.ErrGroupActive) {
 		for i := range st.Writes {
 			st.Writes[i].Refused = true
 		}
@@ -234,7 +236,7 @@ func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []Commit, ke
 		return
 	}
 	acked := l.m.Now()
-	byTP := make(map[TopicPartition]error, len(res))
+	byTP := make(map[migrate.TopicPartition]error, len(res))
 	for _, r := range res {
 		byTP[r.TopicPartition] = r.Err
 	}
@@ -246,7 +248,7 @@ func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []Commit, ke
 		case !answered:
 			w.Err = fmt.Errorf("commit group %q %s: no answer for the partition", st.Group, w.TopicPartition)
 			failed = true
-		case errors.Is(err, ErrGroupActive):
+		case errors.Is(err, migrate.ErrGroupActive):
 			w.Refused, refused = true, true
 		case err != nil:
 			w.Err, failed = err, true

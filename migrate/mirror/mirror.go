@@ -1,9 +1,11 @@
-package migrate
+package mirror
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // Phase is where a group stands in its rollover from ZooKeeper to Kafka offset storage.
@@ -25,55 +27,15 @@ const (
 // Phases lists every phase, for metrics that export one series per phase.
 func Phases() []Phase { return []Phase{PhaseZKPrimary, PhaseSwitching, PhaseKafkaPrimary} }
 
-// LegacyWatcher tells the mirror when the legacy store may have changed: a group's znodes
-// (offsets, ids, owners), or the list of groups itself. It is a hint only: the mirror re-reads
-// through LegacyStore.
-type LegacyWatcher interface {
-	// Watch watches until ctx ends. It takes the groups to watch from selections: the first
-	// receive is the initial selection, each later one replaces it. It also watches the list of
-	// groups (the children of /consumers) from the start, before the first selection is armed,
-	// so a group created at any time is reported through ev.GroupsChanged. Each group of a
-	// selection is reported through ev.Changed once its watches are set (so a change made
-	// between the mirror's read and the arming is not missed), then after every change under
-	// /consumers/<group>, and again after the watches had to be set afresh (session expiry).
-	// A group dropped from the selection is no longer reported. Callbacks come from any
-	// goroutine and must not block. Watch returns nil when ctx ends, an error only when
-	// watching is impossible.
-	Watch(ctx context.Context, selections <-chan []string, ev WatchEvents) error
-}
-
-// WatchEvents are the callbacks of a Watch; nil ones are not called.
-type WatchEvents struct {
-	// Changed: something under /consumers/<group> may have changed.
-	Changed func(group string)
-	// GroupsChanged: a group was created or deleted under /consumers, or the watch on the list
-	// was set afresh: list the groups again.
-	GroupsChanged func()
-	// Armed: true once every watch of the latest selection is set; false while they are being
-	// set again (the session expired, or setting them failed and is retried).
-	Armed func(bool)
-}
-
-// LegacyOffsetWriter writes offsets into the legacy store (the reverse mirror, --reverse).
-type LegacyOffsetWriter interface {
-	// AdvanceOffsets moves each given offset znode of group forward to its offset, atomically
-	// per znode (a compare-and-set): only where the znode is missing or holds a valid smaller
-	// offset at the moment of the write, so a legacy commit that lands after the mirror's last
-	// read is never overwritten. A group missing from the legacy store (deleted) is never
-	// created again: all its partitions are left alone. It returns the partitions it left
-	// alone, with why.
-	AdvanceOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) (map[TopicPartition]string, error)
-}
-
 // RateLimiter bounds how many partitions are committed per second.
 type RateLimiter interface {
 	// Wait blocks until n more partitions may be written, or ctx ends.
 	Wait(ctx context.Context, n int) error
 }
 
-// MirrorObserver receives what the mirror does; the core never prints. Calls come from the
+// Observer receives what the mirror does; the core never prints. Calls come from the
 // mirror's own goroutine, one at a time.
-type MirrorObserver interface {
+type Observer interface {
 	// GroupSynced reports one group's sync: its phase and what was (or would be) written.
 	GroupSynced(GroupStatus)
 	// SyncFailed reports that reading or writing groups failed as a whole; they are retried.
@@ -123,9 +85,9 @@ const (
 	ReasonKeepalive = "keepalive" // unchanged offset re-committed before retention expires it
 )
 
-// MirrorWrite is one partition the mirror wrote, or would write in a dry run.
-type MirrorWrite struct {
-	TopicPartition
+// Write is one partition the mirror wrote, or would write in a dry run.
+type Write struct {
+	migrate.TopicPartition
 	Direction Direction
 	Reason    string
 	From      *int64 // the target store's offset before; nil when it had none
@@ -160,9 +122,9 @@ type GroupStatus struct {
 	// did not mirror into Kafka at all (kafka-primary, an active group). BlockedReasons is a
 	// short sample of plan's reasons for them, and of keep-alives left out because Kafka's
 	// offset is outside the log (those are not counted in Blocked: plan has no entry for them).
-	Blocked        map[Class]int
+	Blocked        map[migrate.Class]int
 	BlockedReasons []string
-	Writes         []MirrorWrite
+	Writes         []Write
 	DryRun         bool
 }
 
@@ -179,20 +141,20 @@ func (s GroupStatus) Written() int {
 
 // Mirror keeps Kafka in step with ZooKeeper for the selected groups until its context ends.
 type Mirror struct {
-	Legacy    LegacyStore
-	Watcher   LegacyWatcher // nil: no watches, the periodic resync alone
-	Kafka     KafkaState
-	Committer OffsetCommitter
+	Legacy    migrate.LegacyStore
+	Watcher   migrate.LegacyWatcher // nil: no watches, the periodic resync alone
+	Kafka     migrate.KafkaState
+	Committer migrate.OffsetCommitter
 	// LegacyWriter is required with Reverse.
-	LegacyWriter LegacyOffsetWriter
-	Filter       Filter
+	LegacyWriter migrate.LegacyOffsetWriter
+	Filter       migrate.Filter
 	// Policy decides each write into Kafka as plan and copy decide it (the zero Policy is
-	// DefaultPolicy). ConflictZK is refused: the mirror never moves Kafka backwards.
-	Policy   Policy
-	Observer MirrorObserver
+	// migrate.DefaultPolicy). ConflictZK is refused: the mirror never moves Kafka backwards.
+	Policy   migrate.Policy
+	Observer Observer
 	Limiter  RateLimiter // nil: no limit
-	// Lease, when set, is held for every write (mirror_lease.go); nil: no lease, every write goes.
-	Lease WriteLease
+	// Lease, when set, is held for every write (lease.go); nil: no lease, every write goes.
+	Lease Lease
 	// Metadata gives the provenance committed with a write to Kafka (nil: none); mtime is the
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string
@@ -220,10 +182,10 @@ func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
 	if c.Reverse && c.LegacyWriter == nil {
 		return c, fmt.Errorf("mirror: --reverse needs a legacy writer")
 	}
-	if err := c.Policy.CheckMirror(c.Reverse); err != nil {
+	if err := CheckPolicy(c.Policy, c.Reverse); err != nil {
 		return c, fmt.Errorf("mirror: %w", err)
 	}
-	c.Policy = c.Policy.withDefaults()
+	c.Policy = policyDefaults(c.Policy)
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -8,10 +8,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorFlushOnStop: a change seen just before the stop (SIGTERM) is still written, and Run
@@ -190,7 +192,7 @@ func TestMirrorSurvivesStoreFailure(t *testing.T) {
 	}
 	f.kafka.FailReads(nil)
 	for {
-		if s := f.obs.next(t, "g"); len(writes(s, migrate.ReasonMirror)) > 0 {
+		if s := f.obs.next(t, "g"); len(writes(s, mirror.ReasonMirror)) > 0 {
 			break
 		}
 	}
@@ -201,7 +203,7 @@ func TestMirrorSurvivesStoreFailure(t *testing.T) {
 
 func TestLimiter(t *testing.T) {
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := migrate.NewLimiter(100, c.Now)
+	l := mirror.NewLimiter(100, c.Now)
 	steps := []struct {
 		advance time.Duration
 		n       int
@@ -225,7 +227,7 @@ func TestLimiter(t *testing.T) {
 // after it, and a rate so low that a booking overflows a Duration still delays, never wraps.
 func TestLimiterGivesBackCancelled(t *testing.T) {
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := migrate.NewLimiter(1, c.Now)
+	l := mirror.NewLimiter(1, c.Now)
 	l.Reserve(10) // the next request waits 10s
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -236,7 +238,7 @@ func TestLimiterGivesBackCancelled(t *testing.T) {
 		t.Errorf("wait after a cancelled booking of 5s %s, want 10s", got)
 	}
 
-	tiny := migrate.NewLimiter(1e-12, c.Now)
+	tiny := mirror.NewLimiter(1e-12, c.Now)
 	tiny.Reserve(1)
 	if got := tiny.Reserve(1); got <= 0 {
 		t.Errorf("wait behind a booking of 1e12 s %s, want a positive delay", got)
@@ -266,69 +268,96 @@ func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migr
 }
 
 // TestMirrorRunWaitsForPoll: Run returns only after the running poll of the Kafka group states
-// returned, so the caller can close the stores.
+// returned, so the caller can close the stores. On synctest's clock: once every goroutine of the
+// test is blocked, Run must still be waiting.
 func TestMirrorRunWaitsForPoll(t *testing.T) {
-	f := newFixture()
-	f.m.PollInterval = time.Millisecond
-	f.legacy.SetOffset("g", "t", 0, 10)
-	blocked := make(chan struct{})
-	slow := &slowPoll{KafkaState: f.kafka, blocked: blocked, entered: make(chan struct{}, 1), release: make(chan struct{})}
-	f.m.Kafka = slow
-	var once sync.Once
-	release := func() { once.Do(func() { close(slow.release) }) }
-	stop := f.start(t)
-	t.Cleanup(release) // runs before the fixture's stop: a failing test does not hang
-	f.obs.next(t, "g")
-	close(blocked)
-	select {
-	case <-slow.entered:
-	case <-time.After(waitFor):
-		t.Fatal("no poll of the Kafka group states started")
-	}
-	stopped := make(chan error, 1)
-	go func() { stopped <- stop() }()
-	select {
-	case err := <-stopped:
-		t.Fatalf("Run returned (%v) while a poll was still running", err)
-	case <-time.After(100 * time.Millisecond):
-	}
-	release()
-	if err := <-stopped; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		f.m.PollInterval = time.Second
+		// Without a watcher, nothing but the polls reads Kafka after the first sync: its report
+		// of g once armed would be a sync blocked in the slow read, and Run would wait for it
+		// whether it waits for the poll or not.
+		f.m.Watcher = nil
+		f.legacy.SetOffset("g", "t", 0, 10)
+		blocked := make(chan struct{})
+		slow := &slowPoll{KafkaState: f.kafka, blocked: blocked, entered: make(chan struct{}, 1), release: make(chan struct{})}
+		f.m.Kafka = slow
+		var once sync.Once
+		release := func() { once.Do(func() { close(slow.release) }) }
+		stop := f.start(t)
+		t.Cleanup(release) // runs before the fixture's stop: a failing test does not hang
+		f.obs.next(t, "g")
+		close(blocked)
+		select {
+		case <-slow.entered: // the poll at 1s
+		case <-time.After(waitFor):
+			t.Fatal("no poll of the Kafka group states started")
+		}
+		stopped := make(chan error, 1)
+		go func() { stopped <- stop() }()
+		synctest.Wait() // Run has flushed and is blocked: on the poll, or nothing at all
+		select {
+		case err := <-stopped:
+			t.Fatalf("Run returned (%v) while a poll was still running", err)
+		default:
+		}
+		release()
+		if err := <-stopped; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	})
 }
 
 // TestMirrorRetriesFailedWrites: a partition whose commit failed is tried again, not at once in
-// a loop but after a poll interval that doubles with each failure in a row.
+// a loop but at the poll after a backoff of one poll interval that doubles with each failure in
+// a row. On synctest's clock the test looks between polls, once each has run to its end: the
+// failing write is tried at the polls at 1m and 3m and not at 2m; once Kafka takes it again, the
+// next try, at 7m, writes it.
 func TestMirrorRetriesFailedWrites(t *testing.T) {
-	f := newFixture()
-	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	f.m.Now = c.Now
-	f.m.PollInterval = time.Millisecond
-	f.m.Watcher = nil // its report of g once armed would be a change, synced at once
-	f.legacy.SetOffset("g", "t", 0, 10)
-	key := migrate.Key{Group: "g", Topic: "t", Partition: 0}
-	f.kafka.FailPartition(key, errors.New("NOT_LEADER_OR_FOLLOWER"))
-	f.start(t)
-	if s := f.obs.next(t, "g"); len(s.Writes) != 1 || s.Writes[0].Err == nil {
-		t.Fatalf("first sync %+v, want one failed write", s.Writes)
-	}
-	// The clock stands still: polls run, the retry is not due, nothing is tried.
-	time.Sleep(50 * time.Millisecond) // lets polls run; the assertion is on what they did
-	for len(f.obs.synced) > 0 {
-		if s := <-f.obs.synced; s.Group == "g" && len(s.Writes) > 0 {
-			t.Fatalf("retried before the backoff was over: %+v", s.Writes)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture() // the mirror's clock and ticker are the bubble's
+		f.m.PollInterval = time.Minute
+		f.m.Watcher = nil // its report of g once armed would be a change, synced at once
+		f.legacy.SetOffset("g", "t", 0, 10)
+		key := migrate.Key{Group: "g", Topic: "t", Partition: 0}
+		f.kafka.FailPartition(key, errors.New("NOT_LEADER_OR_FOLLOWER"))
+		f.start(t)
+		steps := []struct {
+			at    time.Duration // when the test looks: halfway between two polls
+			fixed bool          // Kafka takes the write again from here on
+			tries []bool        // the writes of g tried since the last look: whether each failed
+		}{
+			{at: 30 * time.Second, tries: []bool{true}}, // the first sync
+			{at: 90 * time.Second, tries: []bool{true}}, // 1m: one interval after it
+			{at: 150 * time.Second},                     // 2m: the backoff is two intervals now
+			{at: 210 * time.Second, tries: []bool{true}},
+			{at: 270 * time.Second, fixed: true}, // 4m to 6m: four intervals now
+			{at: 330 * time.Second},
+			{at: 390 * time.Second},
+			{at: 450 * time.Second, tries: []bool{false}}, // 7m: done
+			{at: 20 * time.Minute},                        // and no try after that
 		}
-	}
-	f.kafka.FailPartition(key, nil)
-	c.add(time.Millisecond)
-	s := f.obs.next(t, "g")
-	if len(s.Writes) != 1 || s.Writes[0].Err != nil || s.Writes[0].To != 10 {
-		t.Fatalf("retry %+v, want the write of 10 done", s.Writes)
-	}
-	if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 10 {
-		t.Errorf("kafka after the retry %d, want 10", got)
-	}
+		start := time.Now()
+		for _, st := range steps {
+			time.Sleep(start.Add(st.at).Sub(time.Now()))
+			synctest.Wait() // the mirror is idle: every poll up to now has run to its end
+			var tries []bool
+			for _, s := range f.obs.drain() {
+				for _, w := range s.Writes {
+					tries = append(tries, w.Err != nil)
+				}
+			}
+			if !slices.Equal(tries, st.tries) {
+				t.Fatalf("at %s: %d writes of g tried (failed: true) %v, want %v", st.at, len(tries), tries[:min(len(tries), 8)], st.tries)
+			}
+			if st.fixed {
+				f.kafka.FailPartition(key, nil)
+			}
+		}
+		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 10 {
+			t.Errorf("kafka after the retry %d, want 10", got)
+		}
+	})
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -382,7 +411,7 @@ func TestMirrorResyncOnRequest(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("the mirror never took the resync request")
 	}
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
 		t.Errorf("g2 after the resync request: %+v, want t/0 mirrored at 20", s.Writes)
 	}
 }

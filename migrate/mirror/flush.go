@@ -1,4 +1,4 @@
-package migrate
+package mirror
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // The stop: what is pending is flushed, and a group left not mirrored is an error naming it.
@@ -28,7 +30,7 @@ func (l *loop) flush(ctx context.Context) error {
 	defer cancel()
 	l.remark(slices.Collect(maps.Keys(l.retryAt)))
 	clear(l.retryAt)
-	l.missing = map[string][]TopicPartition{}
+	l.missing = map[string][]migrate.TopicPartition{}
 	for range flushPasses {
 		l.sync(fctx)
 		if l.dirtyCount() == 0 || fctx.Err() != nil {
@@ -77,7 +79,7 @@ func (l *loop) confirmedMissing(ctx context.Context) map[string]bool {
 	}
 	out := map[string]bool{}
 	for g, tps := range l.missing {
-		there := slices.ContainsFunc(tps, func(tp TopicPartition) bool {
+		there := slices.ContainsFunc(tps, func(tp migrate.TopicPartition) bool {
 			t, ok := info[tp.Topic]
 			_, has := t.Partitions[tp.Partition]
 			return !ok || (t.Exists && has) // not described, or there after all
@@ -91,12 +93,12 @@ func (l *loop) confirmedMissing(ctx context.Context) map[string]bool {
 
 // onlyMissing returns the partitions of the failed writes when every failure says Kafka has no
 // such topic or partition.
-func onlyMissing(ws []MirrorWrite) ([]TopicPartition, bool) {
-	var tps []TopicPartition
+func onlyMissing(ws []Write) ([]migrate.TopicPartition, bool) {
+	var tps []migrate.TopicPartition
 	for _, w := range ws {
 		switch {
 		case w.Err == nil:
-		case errors.Is(w.Err, ErrPartitionMissing):
+		case errors.Is(w.Err, migrate.ErrPartitionMissing):
 			tps = append(tps, w.TopicPartition)
 		default:
 			return nil, false

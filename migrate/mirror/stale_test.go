@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
-// hookLimiter is a migrate.RateLimiter that runs hook inside each Wait: what a store does while
+// hookLimiter is a mirror.RateLimiter that runs hook inside each Wait: what a store does while
 // the mirror waits for its turn (a consumer commits, joins, registers).
 type hookLimiter struct {
 	mu    sync.Mutex
@@ -101,34 +102,47 @@ func TestMirrorFlushAfterCutWait(t *testing.T) {
 }
 
 // TestMirrorKeepaliveOnlyZKPrimary: groups in other phases are never due for a keep-alive, so
-// polling does not re-read them from ZooKeeper on every tick.
+// polling does not re-read them from ZooKeeper on every tick. On synctest's clock: ten polls
+// have run to their end when the reads are counted.
 func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 	cases := []struct {
 		name  string
 		live  bool
-		phase migrate.Phase
+		phase mirror.Phase
 	}{
-		{name: "kafka-primary", phase: migrate.PhaseKafkaPrimary},
-		{name: "switching", live: true, phase: migrate.PhaseSwitching},
+		{name: "kafka-primary", phase: mirror.PhaseKafkaPrimary},
+		{name: "switching", live: true, phase: mirror.PhaseSwitching},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture()
-			f.m.PollInterval = 2 * time.Millisecond
-			f.legacy.SetOffset("g", "t", 0, 10)
-			if tc.live {
-				f.legacy.SetLive("g", "ids/c1")
-			}
-			f.kafka.SetCommitted("g", "t", 0, 12) // Kafka ahead
-			f.kafka.SetGroup("g", "Empty", 0)
-			f.start(t)
-			if s := f.obs.next(t, "g"); s.Phase != tc.phase {
-				t.Fatalf("phase %s, want %s", s.Phase, tc.phase)
-			}
-			time.Sleep(200 * time.Millisecond) // about 100 polls; the assertion is on the reads they caused
-			if n := f.legacy.ReadCalls(); n > 2 {
-				t.Errorf("%d ZooKeeper reads of an unchanged %s group, want the initial one", n, tc.phase)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture() // the mirror's clock and ticker are the bubble's
+				f.m.PollInterval = time.Minute
+				f.m.KeepaliveInterval = time.Minute // a group kept alive would be due at every poll
+				f.legacy.SetOffset("g", "t", 0, 10)
+				if tc.live {
+					f.legacy.SetLive("g", "ids/c1")
+				}
+				f.kafka.SetCommitted("g", "t", 0, 12) // Kafka ahead
+				f.kafka.SetGroup("g", "Empty", 0)
+				f.start(t)
+				if s := f.obs.next(t, "g"); s.Phase != tc.phase {
+					t.Fatalf("phase %s, want %s", s.Phase, tc.phase)
+				}
+				time.Sleep(30 * time.Second) // the start settles: the watcher's report of g once armed
+				synctest.Wait()
+				reads := f.legacy.ReadCalls()
+				_, polls := f.kafka.Calls()
+
+				time.Sleep(10 * time.Minute) // the polls at 1m to 10m
+				synctest.Wait()              // the mirror is idle: each has run to its end
+				if n := f.legacy.ReadCalls() - reads; n != 0 {
+					t.Errorf("%d ZooKeeper reads of an unchanged %s group in 10 polls, want none", n, tc.phase)
+				}
+				if _, n := f.kafka.Calls(); n-polls != 10 {
+					t.Errorf("%d reads of the Kafka group states, want the 10 polls", n-polls)
+				}
+			})
 		})
 	}
 }
@@ -145,7 +159,7 @@ func TestMirrorUnreadableGroupAlone(t *testing.T) {
 	stop := f.start(t)
 	for _, g := range []string{"a", "c"} {
 		s := f.obs.next(t, g)
-		if w := writes(s, migrate.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
+		if w := writes(s, mirror.ReasonMirror)["t/0"]; w.To != 10 || w.Err != nil {
 			t.Errorf("group %s: mirror write %+v, want 10", g, w)
 		}
 	}

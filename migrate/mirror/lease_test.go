@@ -1,4 +1,4 @@
-package migrate_test
+package mirror_test
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
-// lease is a fake migrate.WriteLease the test grants and takes away by hand. Each context Hold
+// lease is a fake mirror.Lease the test grants and takes away by hand. Each context Hold
 // returns carries the number of that Hold, so a write can be traced to it.
 type lease struct {
 	mu     sync.Mutex
@@ -42,7 +43,7 @@ func (l *lease) Hold(ctx context.Context) (context.Context, context.CancelFunc, 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.held {
-		return nil, nil, fmt.Errorf("held by host other pid 7: %w", migrate.ErrLeaseNotHeld)
+		return nil, nil, fmt.Errorf("held by host other pid 7: %w", mirror.ErrLeaseNotHeld)
 	}
 	l.holds++
 	ctx, cancel := context.WithCancel(context.WithValue(ctx, holdKey{}, l.holds))
@@ -126,14 +127,14 @@ func TestMirrorLeaseNotHeldWritesNothing(t *testing.T) {
 	}
 
 	l.set(true)
-	got := map[string]migrate.GroupStatus{}
+	got := map[string]mirror.GroupStatus{}
 	for _, g := range []string{"g", "h"} {
 		got[g] = f.obs.next(t, g)
 	}
-	if w := writes(got["g"], migrate.ReasonMirror); len(w) != 1 || w["t/0"].To != 11 || w["t/0"].Err != nil {
+	if w := writes(got["g"], mirror.ReasonMirror); len(w) != 1 || w["t/0"].To != 11 || w["t/0"].Err != nil {
 		t.Errorf("g after the lease was gained: mirror writes %+v, want t/0 -> 11", w)
 	}
-	if w := writes(got["h"], migrate.ReasonKeepalive); len(w) != 1 || w["t/0"].Err != nil {
+	if w := writes(got["h"], mirror.ReasonKeepalive); len(w) != 1 || w["t/0"].Err != nil {
 		t.Errorf("h after the lease was gained: keep-alive writes %+v, want t/0", w)
 	}
 	if k := kafkaOffsets(t, f.kafka, "g"); k["t/0"] != 11 {

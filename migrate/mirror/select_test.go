@@ -1,12 +1,14 @@
-package migrate_test
+package mirror_test
 
 import (
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorWaitsForNamedGroup: a group named with --group that is not in ZooKeeper yet is
@@ -27,7 +29,7 @@ func TestMirrorWaitsForNamedGroup(t *testing.T) {
 	if sel := f.obs.nextSelection(t); !slices.Equal(sel.Added, []string{"later"}) || len(sel.Missing) != 0 {
 		t.Fatalf("selection after the group appeared %+v, want later added", sel)
 	}
-	if s := f.obs.next(t, "later"); writes(s, migrate.ReasonMirror)["t/0"].To != 7 {
+	if s := f.obs.next(t, "later"); writes(s, mirror.ReasonMirror)["t/0"].To != 7 {
 		t.Errorf("group that appeared: %+v, want t/0 mirrored at 7", s.Writes)
 	}
 }
@@ -74,7 +76,7 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 	if !slices.Equal(sel.Groups, []string{"g1", "g2"}) || !slices.Equal(sel.Added, []string{"g2"}) || len(sel.Removed) != 0 {
 		t.Fatalf("selection after g2 was created %+v, want g2 added", sel)
 	}
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
+	if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
 		t.Errorf("new group: %+v, want t/0 mirrored at 20", s.Writes)
 	}
 	waitUntil(t, "the watcher was given [g1 g2]", func() bool {
@@ -96,7 +98,7 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 		if s.Group == "g1" {
 			t.Fatalf("a group that left the selection was synced again: %+v", s)
 		}
-		if s.Group == "g2" && writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
+		if s.Group == "g2" && writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
 			break
 		}
 	}
@@ -108,36 +110,39 @@ func TestMirrorFollowsTheListOfGroups(t *testing.T) {
 // TestMirrorResyncWatchesNewGroups: a group created after the start that the selection matches
 // is mirrored at the next resync, and watched from then on.
 func TestMirrorResyncWatchesNewGroups(t *testing.T) {
-	f := newFixture()
-	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	f.m.Now = c.Now
-	f.m.PollInterval = time.Millisecond
-	f.m.ResyncInterval = time.Minute
-	var err error
-	if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	f.legacy.SetOffset("g1", "t", 0, 10)
-	f.start(t)
-	f.obs.next(t, "g1")
-	f.legacy.SetOffset("g2", "t", 0, 20)
-	f.legacy.SetOffset("other", "t", 0, 30)
-	c.add(time.Minute)
-	if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To != 20 {
-		t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
-	}
-	waitUntil(t, "the watcher restarted on [g1 g2]", func() bool {
-		calls := f.watch.watched()
-		return len(calls) == 2 && slices.Equal(calls[1], []string{"g1", "g2"})
-	})
-	f.legacy.SetOffset("g2", "t", 0, 21)
-	f.watch.fire(t, "g2")
-	for {
-		if s := f.obs.next(t, "g2"); writes(s, migrate.ReasonMirror)["t/0"].To == 21 {
-			break
+	// On synctest's clock: the resync is due a minute after the first pass ended, whenever the
+	// test's goroutine gets to move the clock (a fake clock moved by hand could move before the
+	// loop recorded that pass, and put the resync off for good).
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture() // the mirror's clock and ticker are the bubble's
+		f.m.PollInterval = 10 * time.Second
+		f.m.ResyncInterval = time.Minute
+		var err error
+		if f.m.Filter, err = migrate.NewFilter(nil, "^g", "", ""); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
-		t.Errorf("a group outside the selection was mirrored: %v", got)
-	}
+		f.legacy.SetOffset("g1", "t", 0, 10)
+		f.start(t)
+		f.obs.next(t, "g1")
+		f.legacy.SetOffset("g2", "t", 0, 20)
+		f.legacy.SetOffset("other", "t", 0, 30)
+		time.Sleep(time.Minute + 5*time.Second) // past the poll at 1m, the resync
+		synctest.Wait()
+		if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To != 20 {
+			t.Errorf("new group at resync: %+v, want t/0 mirrored at 20", s.Writes)
+		}
+		if calls := f.watch.watched(); len(calls) != 2 || !slices.Equal(calls[1], []string{"g1", "g2"}) {
+			t.Fatalf("the watcher was given %v, want [g1] then [g1 g2]", calls)
+		}
+		f.legacy.SetOffset("g2", "t", 0, 21)
+		f.watch.fire(t, "g2")
+		for {
+			if s := f.obs.next(t, "g2"); writes(s, mirror.ReasonMirror)["t/0"].To == 21 {
+				break
+			}
+		}
+		if got := kafkaOffsets(t, f.kafka, "other"); len(got) != 0 {
+			t.Errorf("a group outside the selection was mirrored: %v", got)
+		}
+	})
 }

@@ -1,11 +1,13 @@
-package migrate_test
+package mirror_test
 
 import (
 	"reflect"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
 // TestMirrorPhases checks the first sync of one group in each situation of a rollover: the
@@ -20,41 +22,41 @@ func TestMirrorPhases(t *testing.T) {
 		members int
 		reverse bool
 
-		phase     migrate.Phase
+		phase     mirror.Phase
 		toKafka   map[string]int64 // mirror writes into Kafka, "t/p" -> offset
 		toZK      map[string]int64
 		wantKafka map[string]int64 // Kafka afterwards
 		wantZK    map[int32]int64  // ZooKeeper afterwards
 	}{
 		{name: "zk ahead and missing in kafka: mirrored", zk: map[int32]int64{0: 10, 1: 20}, kafka: map[int32]int64{1: 15}, state: "Empty",
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10, "t/1": 20},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10, "t/1": 20},
 			wantKafka: map[string]int64{"t/0": 10, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 20}},
 		{name: "legacy consumers alive, kafka passive: mirrored", zk: map[int32]int64{0: 10}, live: true,
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{"t/0": 10},
 			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
 		{name: "equal: nothing to mirror", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10}, state: "Empty",
-			phase: migrate.PhaseZKPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseZKPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 10}, wantZK: map[int32]int64{0: 10}},
 		{name: "kafka ahead, no legacy consumer: kafka-primary, kafka never lowered", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 10, 1: 30}},
 		{name: "kafka ahead on one partition, legacy alive: switching, the other mirrored forward", zk: map[int32]int64{0: 10, 1: 30}, live: true, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty",
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{"t/1": 30},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{"t/1": 30},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 30}, wantZK: map[int32]int64{0: 10, 1: 30}},
 		{name: "kafka group has members: kafka-primary, no admin commit tried", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
 		{name: "kafka group has members and legacy alive: switching, no admin commit", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 5}, state: "Stable", members: 1,
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 5}, wantZK: map[int32]int64{0: 10}},
 		{name: "reverse: kafka-primary mirrored into zookeeper forward only", zk: map[int32]int64{0: 10, 1: 30}, kafka: map[int32]int64{0: 12, 1: 20}, state: "Empty", reverse: true,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/0": 12},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/0": 12},
 			wantKafka: map[string]int64{"t/0": 12, "t/1": 20}, wantZK: map[int32]int64{0: 12, 1: 30}},
 		{name: "reverse: a partition only kafka has is created in zookeeper", zk: map[int32]int64{0: 10}, kafka: map[int32]int64{0: 10, 1: 7}, state: "Stable", members: 1, reverse: true,
-			phase: migrate.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/1": 7},
+			phase: mirror.PhaseKafkaPrimary, toKafka: map[string]int64{}, toZK: map[string]int64{"t/1": 7},
 			wantKafka: map[string]int64{"t/0": 10, "t/1": 7}, wantZK: map[int32]int64{0: 10, 1: 7}},
 		{name: "reverse never writes while legacy consumers are alive", zk: map[int32]int64{0: 10}, live: true, kafka: map[int32]int64{0: 12}, state: "Stable", members: 1, reverse: true,
-			phase: migrate.PhaseSwitching, toKafka: map[string]int64{}, toZK: map[string]int64{},
+			phase: mirror.PhaseSwitching, toKafka: map[string]int64{}, toZK: map[string]int64{},
 			wantKafka: map[string]int64{"t/0": 12}, wantZK: map[int32]int64{0: 10}},
 	}
 	for _, tc := range cases {
@@ -78,10 +80,10 @@ func TestMirrorPhases(t *testing.T) {
 			if s.Phase != tc.phase {
 				t.Errorf("phase %s, want %s", s.Phase, tc.phase)
 			}
-			check := func(what string, dir migrate.Direction, want map[string]int64) {
+			check := func(what string, dir mirror.Direction, want map[string]int64) {
 				got := map[string]int64{}
 				for _, w := range s.Writes {
-					if w.Direction == dir && w.Reason == migrate.ReasonMirror {
+					if w.Direction == dir && w.Reason == mirror.ReasonMirror {
 						if w.Err != nil || w.Refused {
 							t.Errorf("%s %s: err %v refused %v", what, w.TopicPartition, w.Err, w.Refused)
 						}
@@ -95,8 +97,8 @@ func TestMirrorPhases(t *testing.T) {
 					t.Errorf("%s: %v, want %v", what, got, want)
 				}
 			}
-			check("writes into kafka", migrate.ToKafka, tc.toKafka)
-			check("writes into zookeeper", migrate.ToZK, tc.toZK)
+			check("writes into kafka", mirror.ToKafka, tc.toKafka)
+			check("writes into zookeeper", mirror.ToZK, tc.toZK)
 			if got := kafkaOffsets(t, f.kafka, "g"); !reflect.DeepEqual(got, tc.wantKafka) {
 				t.Errorf("kafka afterwards %v, want %v", got, tc.wantKafka)
 			}
@@ -132,16 +134,16 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		f.legacy.SetOffset("g", "t", 0, st.zk)
 		f.watch.fire(t, "g")
 		s := f.obs.next(t, "g")
-		w, wrote := writes(s, migrate.ReasonMirror)["t/0"]
+		w, wrote := writes(s, mirror.ReasonMirror)["t/0"]
 		if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
 			t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
 		}
 		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
 			t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)
 		}
-		wantPhase := migrate.PhaseZKPrimary
+		wantPhase := mirror.PhaseZKPrimary
 		if st.zk < st.wantKafka {
-			wantPhase = migrate.PhaseSwitching // Kafka ahead while legacy consumers live
+			wantPhase = mirror.PhaseSwitching // Kafka ahead while legacy consumers live
 		}
 		if s.Phase != wantPhase {
 			t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
@@ -159,16 +161,16 @@ func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
 	f.legacy.SetOffset("g", "t", 0, 10)
 	f.start(t)
 	s := f.obs.next(t, "g")
-	if s.Phase != migrate.PhaseKafkaPrimary {
-		t.Fatalf("phase after a refused commit %s, want %s", s.Phase, migrate.PhaseKafkaPrimary)
+	if s.Phase != mirror.PhaseKafkaPrimary {
+		t.Fatalf("phase after a refused commit %s, want %s", s.Phase, mirror.PhaseKafkaPrimary)
 	}
-	if w := writes(s, migrate.ReasonMirror)["t/0"]; !w.Refused || w.Err != nil {
+	if w := writes(s, mirror.ReasonMirror)["t/0"]; !w.Refused || w.Err != nil {
 		t.Errorf("write %+v: want refused, not an error", w)
 	}
 	for i := range 5 {
 		f.legacy.SetOffset("g", "t", 0, int64(20+i))
 		f.watch.fire(t, "g")
-		if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseKafkaPrimary || len(s.Writes) != 0 {
+		if s := f.obs.next(t, "g"); s.Phase != mirror.PhaseKafkaPrimary || len(s.Writes) != 0 {
 			t.Fatalf("change %d: phase %s writes %+v, want kafka-primary and none", i, s.Phase, s.Writes)
 		}
 	}
@@ -178,42 +180,55 @@ func TestMirrorRefusedCommitIsAPhaseChange(t *testing.T) {
 	// A rollback (legacy consumers back) makes ZooKeeper primary again.
 	f.legacy.SetLive("g", "ids/c1")
 	f.watch.fire(t, "g")
-	if s := f.obs.next(t, "g"); s.Phase != migrate.PhaseSwitching {
+	if s := f.obs.next(t, "g"); s.Phase != mirror.PhaseSwitching {
 		t.Errorf("phase after legacy consumers came back while Kafka refuses: %s, want switching", s.Phase)
 	}
 }
 
 // TestMirrorKeepalive: unchanged offsets are re-committed once the keep-alive interval passed,
-// including a partition only Kafka has, and at their unchanged value.
+// including a partition only Kafka has, and at their unchanged value; the polls before that
+// write nothing. It runs on synctest's clock, so each poll has run to its end when the test
+// looks at what it wrote.
 func TestMirrorKeepalive(t *testing.T) {
-	f := newFixture()
-	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	f.m.Now = c.Now
-	f.m.PollInterval = time.Millisecond
-	f.m.KeepaliveInterval = 10 * time.Minute
-	f.legacy.SetOffset("g", "t", 0, 10)
-	f.kafka.SetCommitted("g", "t", 0, 10)
-	f.kafka.SetCommitted("g", "t", 1, 33)
-	f.kafka.SetGroup("g", "Empty", 0)
-	f.start(t)
-	// The first sync keeps alive at once: nobody knows when these offsets were committed.
-	first := f.obs.next(t, "g")
-	if got := len(writes(first, migrate.ReasonKeepalive)); got != 2 {
-		t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
-	}
-	before := len(f.kafka.Commits())
-	c.add(5 * time.Minute)
-	// Not due yet: the polls that follow write nothing. Give the loop a few polls.
-	time.Sleep(50 * time.Millisecond) // lets polls run; the assertion is on what they wrote
-	if n := len(f.kafka.Commits()); n != before {
-		t.Fatalf("%d commits before the keep-alive was due, want %d", n, before)
-	}
-	c.add(6 * time.Minute)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture() // the mirror's clock and ticker are the bubble's
+		f.m.Watcher = nil // its report of g once armed would be one more sync
+		f.m.PollInterval = time.Minute
+		f.m.KeepaliveInterval = 10 * time.Minute
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.kafka.SetCommitted("g", "t", 0, 10)
+		f.kafka.SetCommitted("g", "t", 1, 33)
+		f.kafka.SetGroup("g", "Empty", 0)
+		f.start(t)
+		// The first sync keeps alive at once: nobody knows when these offsets were committed.
+		first := f.obs.next(t, "g")
+		if got := len(writes(first, mirror.ReasonKeepalive)); got != 2 {
+			t.Fatalf("first sync: %d keep-alive writes, want 2: %+v", got, first.Writes)
+		}
+		synctest.Wait()
+		before := len(f.kafka.Commits())
+		_, polls := f.kafka.Calls()
+
+		// The polls at 1m to 9m: the keep-alive is not due yet, they write nothing.
+		time.Sleep(9*time.Minute + 30*time.Second)
+		synctest.Wait() // the mirror is idle: every poll up to now has run to its end
+		if c := f.kafka.Commits(); len(c) != before {
+			t.Fatalf("%d commits before the keep-alive was due, want %d: %+v", len(c), before, c[before:])
+		}
+		if synced := f.obs.drain(); len(synced) != 0 {
+			t.Fatalf("groups synced by the polls before the keep-alive was due: %+v", synced)
+		}
+		if _, n := f.kafka.Calls(); n-polls != 9 { // nothing else read Kafka: the polls ran
+			t.Fatalf("%d reads of the Kafka group states, want the 9 polls", n-polls)
+		}
+
+		// The poll at 10m: due.
+		time.Sleep(time.Minute)
+		synctest.Wait()
 		s := f.obs.next(t, "g")
-		ka := writes(s, migrate.ReasonKeepalive)
-		if len(ka) == 0 {
-			continue
+		ka := writes(s, mirror.ReasonKeepalive)
+		if len(ka) != 2 {
+			t.Fatalf("the sync at 10m: keep-alive writes %+v, want t/0 and t/1", s.Writes)
 		}
 		for k, want := range map[string]int64{"t/0": 10, "t/1": 33} {
 			w := ka[k]
@@ -221,11 +236,10 @@ func TestMirrorKeepalive(t *testing.T) {
 				t.Errorf("keep-alive of %s: %+v, want %d unchanged", k, w, want)
 			}
 		}
-		break
-	}
-	if got := kafkaOffsets(t, f.kafka, "g"); got["t/0"] != 10 || got["t/1"] != 33 {
-		t.Errorf("kafka after the keep-alive %v: offsets changed", got)
-	}
+		if got := kafkaOffsets(t, f.kafka, "g"); got["t/0"] != 10 || got["t/1"] != 33 {
+			t.Errorf("kafka after the keep-alive %v: offsets changed", got)
+		}
+	})
 }
 
 // TestMirrorDryRunWritesNothing: without Execute the writes are reported, never made.
@@ -238,11 +252,11 @@ func TestMirrorDryRunWritesNothing(t *testing.T) {
 	f.kafka.SetCommitted("h", "t", 0, 9)
 	f.start(t)
 	g := f.obs.next(t, "g")
-	if w := writes(g, migrate.ReasonMirror)["t/0"]; w.To != 10 || !g.DryRun {
+	if w := writes(g, mirror.ReasonMirror)["t/0"]; w.To != 10 || !g.DryRun {
 		t.Errorf("dry run of g: %+v, want a reported write of 10", g)
 	}
 	h := f.obs.next(t, "h")
-	if w := writes(h, migrate.ReasonMirror)["t/0"]; w.To != 9 || w.Direction != migrate.ToZK {
+	if w := writes(h, mirror.ReasonMirror)["t/0"]; w.To != 9 || w.Direction != mirror.ToZK {
 		t.Errorf("dry run of h: %+v, want a reported reverse write of 9", h)
 	}
 	if n := len(f.kafka.Commits()); n != 0 {

@@ -1,4 +1,4 @@
-package migrate
+package mirror
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // decidePhase is the phase of a group from what both stores show now and its previous phase.
@@ -27,40 +29,30 @@ func decidePhase(prev Phase, legacyAlive, kafkaActive, kafkaAhead bool) Phase {
 
 // groupView is one group's offsets in both stores, restricted to the selected topics.
 type groupView struct {
-	offsets []LegacyOffset                  // the selected znodes as read: what the mirror's entries classify
-	zk      map[TopicPartition]LegacyOffset // usable znodes only, Offset after --offset-adjust
-	invalid map[TopicPartition]bool         // znodes that exist but cannot be used: never overwritten
-	kafka   map[TopicPartition]int64
+	offsets []migrate.LegacyOffset                          // the selected znodes as read: what the mirror's entries classify
+	zk      map[migrate.TopicPartition]migrate.LegacyOffset // usable znodes only, Offset after --offset-adjust
+	invalid map[migrate.TopicPartition]bool                 // znodes that exist but cannot be used: never overwritten
+	kafka   map[migrate.TopicPartition]int64
 }
 
-// view is the group as the phases see it. Its ZooKeeper offsets are those plan's entries
-// stand for (usableOffset, after --offset-adjust; two znodes of one partition are unusable):
-// compared raw, a +1 adjust would make Kafka "ahead" after every mirrored write.
-func (l *loop) view(lg LegacyGroup, ks GroupState) groupView {
-	v := groupView{zk: map[TopicPartition]LegacyOffset{}, invalid: map[TopicPartition]bool{}}
+// view is the group as the phases see it: its selected znodes, and the offsets plan's entries
+// stand for (migrate.UsableOffsets: after --offset-adjust; two znodes of one partition are
+// unusable).
+func (l *loop) view(lg migrate.LegacyGroup, ks migrate.GroupState) groupView {
+	var v groupView
 	for _, o := range lg.Offsets {
-		if l.m.Filter.keepsOffset(o) {
+		if l.m.Filter.KeepsOffset(o) {
 			v.offsets = append(v.offsets, o)
 		}
 	}
-	v.offsets = sortedOffsets(v.offsets, compareOffsets)
-	for i, o := range v.offsets {
-		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}
-		zk, bad := usableOffset(o, l.m.Policy.OffsetAdjust)
-		if bad != "" || len(duplicateZnodes(v.offsets, i)) > 1 {
-			v.invalid[tp] = true
-			continue
-		}
-		o.Offset = zk
-		v.zk[tp] = o
-	}
+	v.zk, v.invalid = migrate.UsableOffsets(v.offsets, l.m.Policy.OffsetAdjust)
 	v.kafka = l.selectedCommits(ks)
 	return v
 }
 
 // selectedCommits is the group's Kafka commits of the selected topics.
-func (l *loop) selectedCommits(ks GroupState) map[TopicPartition]int64 {
-	out := map[TopicPartition]int64{}
+func (l *loop) selectedCommits(ks migrate.GroupState) map[migrate.TopicPartition]int64 {
+	out := map[migrate.TopicPartition]int64{}
 	for tp, off := range ks.Committed {
 		if l.m.Filter.MatchTopic(tp.Topic) {
 			out[tp] = off
@@ -73,13 +65,13 @@ func (l *loop) selectedCommits(ks GroupState) map[TopicPartition]int64 {
 type assessed struct {
 	st        GroupStatus
 	v         groupView
-	ks        GroupState
+	ks        migrate.GroupState
 	toKafka   bool // ZooKeeper is mirrored into Kafka this sync
 	keepalive bool // and the keep-alive is due
 }
 
 // assess decides a group's phase from both stores as read.
-func (l *loop) assess(lg LegacyGroup, ks GroupState) assessed {
+func (l *loop) assess(lg migrate.LegacyGroup, ks migrate.GroupState) assessed {
 	g := lg.Group
 	v := l.view(lg, ks)
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
@@ -118,13 +110,13 @@ func (v groupView) topics(keepalive bool) []string {
 // groups to mirror into Kafka (after ZooKeeper was read: a legacy consumer's offset is never
 // above a log end read later), and syncs each group. Groups whose writes cannot be decided
 // (the description failed) are reported and marked again for the next poll.
-func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]LegacyGroup, states map[string]GroupState) {
+func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup, states map[string]migrate.GroupState) {
 	groups := make([]assessed, 0, len(batch))
 	var names []string
 	for _, g := range batch {
 		lg, ok := legacy[g]
 		if !ok {
-			lg = LegacyGroup{Group: g}
+			lg = migrate.LegacyGroup{Group: g}
 		}
 		a := l.assess(lg, states[g])
 		if a.toKafka {
@@ -134,7 +126,7 @@ func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	var topics map[string]TopicInfo
+	var topics map[string]migrate.TopicInfo
 	var describeErr error
 	if len(names) > 0 { // never an empty metadata request: it means "all topics"
 		if topics, describeErr = l.m.Kafka.Topics(ctx, names); describeErr != nil {
@@ -170,7 +162,7 @@ func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]
 // syncGroup writes what an assessed group needs, forward only; topics describes a.topics()
 // when a.toKafka. An error means the writes could not be decided (an incomplete description):
 // nothing was written and the group is to be synced again.
-func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]TopicInfo) (GroupStatus, error) {
+func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]migrate.TopicInfo) (GroupStatus, error) {
 	st, ks := a.st, a.ks
 	switch {
 	case a.toKafka:
@@ -190,7 +182,7 @@ func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]Topi
 	for _, w := range st.Writes {
 		if w.Direction == ToKafka && w.Err == nil && !w.Refused && l.m.Execute {
 			if ks.Committed == nil {
-				ks.Committed = map[TopicPartition]int64{}
+				ks.Committed = map[migrate.TopicPartition]int64{}
 			}
 			ks.Committed[w.TopicPartition] = w.To
 			after.kafka[w.TopicPartition] = w.To
@@ -205,7 +197,7 @@ func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]Topi
 // Kafka leads anywhere.
 func (st *GroupStatus) measure(v groupView) (ahead bool) {
 	st.Lag, st.Lead, st.Missing = 0, 0, 0
-	parts := map[TopicPartition]bool{}
+	parts := map[migrate.TopicPartition]bool{}
 	for tp, o := range v.zk {
 		parts[tp] = true
 		k, ok := v.kafka[tp]
@@ -226,8 +218,8 @@ func (st *GroupStatus) measure(v groupView) (ahead bool) {
 	return ahead
 }
 
-func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
-	return slices.SortedFunc(maps.Keys(m), func(a, b TopicPartition) int {
+func sortedTPs[V any](m map[migrate.TopicPartition]V) []migrate.TopicPartition {
+	return slices.SortedFunc(maps.Keys(m), func(a, b migrate.TopicPartition) int {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 }
@@ -262,7 +254,7 @@ func (l *loop) wait(ctx context.Context, n int) error {
 	}
 }
 
-func failAll(ws []MirrorWrite, err error) {
+func failAll(ws []Write, err error) {
 	for i := range ws {
 		ws[i].Err = err
 	}

@@ -1,4 +1,4 @@
-package migrate
+package mirror
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // loop is one Run of a Mirror: which groups need a sync, and what the mirror remembers about
@@ -23,7 +25,7 @@ type loop struct {
 
 	groups     []string
 	phase      map[string]Phase
-	kafka      map[string]GroupState // as last seen, to notice changes when polling
+	kafka      map[string]migrate.GroupState // as last seen, to notice changes when polling
 	keptAlive  map[string]time.Time
 	lastResync time.Time // when the latest full resync started (its schedule)
 	polling    bool      // a poll of the Kafka group states is running
@@ -37,7 +39,7 @@ type loop struct {
 	// partition is missing (ErrPartitionMissing), those partitions. The stop leaves the group
 	// out if Kafka's metadata confirms they do not exist (a coordinator lagging behind a topic
 	// just created says the same).
-	missing map[string][]TopicPartition
+	missing map[string][]migrate.TopicPartition
 
 	health health // what LoopState reports
 
@@ -45,7 +47,7 @@ type loop struct {
 	watchStop  func()        // stops the running Watch and waits for it
 	watchErr   <-chan error  // the running Watch's end
 
-	lease leaseState // mirror_lease.go
+	lease leaseState // lease.go
 }
 
 // health is the loop's own account of its readiness, reported as LoopState.
@@ -58,7 +60,7 @@ type health struct {
 
 func newLoop(m *Mirror, groups []string) *loop {
 	l := &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
-		phase: map[string]Phase{}, kafka: map[string]GroupState{}, keptAlive: map[string]time.Time{},
+		phase: map[string]Phase{}, kafka: map[string]migrate.GroupState{}, keptAlive: map[string]time.Time{},
 		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{},
 		selections: make(chan []string, 1), armed: m.Watcher == nil}
 	l.health.unsynced = map[string]bool{}
@@ -127,7 +129,7 @@ func (l *loop) watch(ctx context.Context) {
 	errc := make(chan error, 1)  // the loop reads Watch's result from here
 	ended := make(chan struct{}) // closed when Watch has returned, whoever read the result
 	l.offer(l.groups)
-	ev := WatchEvents{Changed: l.markDirty, GroupsChanged: l.markRelist, Armed: l.setArmed}
+	ev := migrate.WatchEvents{Changed: l.markDirty, GroupsChanged: l.markRelist, Armed: l.setArmed}
 	go func() {
 		defer close(ended)
 		errc <- l.m.Watcher.Watch(wctx, l.selections, ev)
@@ -252,7 +254,7 @@ func (l *loop) housekeeping(ctx context.Context) {
 // pollResult is one poll of the Kafka group states.
 type pollResult struct {
 	groups []string
-	states map[string]GroupState
+	states map[string]migrate.GroupState
 	err    error
 }
 
@@ -273,7 +275,7 @@ func (l *loop) pollDone(p pollResult) {
 	l.remark(changed)
 }
 
-func sameKafkaState(a, b GroupState) bool {
+func sameKafkaState(a, b migrate.GroupState) bool {
 	return a.State == b.State && a.Members == b.Members && maps.Equal(a.Committed, b.Committed)
 }
 
@@ -312,7 +314,7 @@ func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
 	if ctx.Err() != nil {
 		l.remark([]string{st.Group})
 	}
-	failed := slices.ContainsFunc(st.Writes, func(w MirrorWrite) bool { return w.Err != nil })
+	failed := slices.ContainsFunc(st.Writes, func(w Write) bool { return w.Err != nil })
 	if l.missing != nil { // flushing
 		if tps, only := onlyMissing(st.Writes); only {
 			l.missing[st.Group] = tps
