@@ -21,9 +21,10 @@ type Client struct {
 	sc  sarama.Client // metadata, leaders, admin requests
 	// groupConns carries the coordinator requests (FindCoordinator, OffsetCommit, OffsetFetch,
 	// DescribeGroups), each group always on the same one. A broker handles one request per
-	// connection at a time, and Kafka 4.x's coordinator lingers ~5 ms per write, so commits of
-	// many groups only run in parallel over several connections (measured on the KRaft stack:
-	// 17k offsets/s on one connection, 113k on eight). groupConns[0] is sc.
+	// connection at a time, and a commit's answer waits for its append to __consumer_offsets
+	// (which Kafka 4.x's coordinator holds back to batch appends), so commits of many groups
+	// only run in parallel over several connections (docs/benchmarks.md has the figures).
+	// groupConns[0] is sc.
 	groupConns []sarama.Client
 	version    sarama.KafkaVersion
 }
@@ -144,11 +145,11 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 }
 
 // offsetsLeader is the group's coordinator as the brokers compute it: the leader of the
-// kafkaconn.OffsetsTopic partition that holds the group (kafkaconn.OffsetsPartition over the topic's partition
-// count), from the client's metadata, without a FindCoordinator round trip for every group: a
-// plan of 1M offsets in 10k groups made 10k of them, each 0.4-1 ms of broker CPU on the 2-core
-// development box (100 cold lookups: 40-100 ms), competing with the ZooKeeper read. Nil when
-// the metadata does not tell (the topic hidden from this user, no leader): FindCoordinator
+// __consumer_offsets partition that holds the group (kafkaconn.OffsetsPartition over the
+// topic's partition count), from the client's metadata, without a FindCoordinator round trip
+// for every group: a plan needs every group's coordinator, and one lookup per group costs
+// broker CPU that, on a machine shared with ZooKeeper, slows the ZooKeeper read running beside
+// it (docs/benchmarks.md). Nil when the metadata does not tell (the topic hidden from this user, no leader): FindCoordinator
 // then. A wrong answer costs a retry, never a misplaced write or read: a broker refuses a group
 // it does not coordinate (NOT_COORDINATOR), and the retry refreshes the metadata and asks
 // FindCoordinator.
