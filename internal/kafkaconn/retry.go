@@ -120,13 +120,6 @@ func retriableKError(kerr sarama.KError) bool {
 	return false
 }
 
-// IsCoordinatorError reports errors that mean "ask FindCoordinator again, then retry".
-func IsCoordinatorError(err error) bool {
-	return errors.Is(err, sarama.ErrNotCoordinatorForConsumer) ||
-		errors.Is(err, sarama.ErrConsumerCoordinatorNotAvailable) ||
-		errors.Is(err, sarama.ErrOffsetsLoadInProgress)
-}
-
 // IsNetError reports a failure of the network itself (dial, read, write, timeout).
 func IsNetError(err error) bool {
 	var ne net.Error

@@ -109,25 +109,6 @@ func TestRetriable(t *testing.T) {
 	}
 }
 
-func TestIsCoordinatorError(t *testing.T) {
-	tests := []struct {
-		err  error
-		want bool
-	}{
-		{fmt.Errorf("x: %w", sarama.ErrNotCoordinatorForConsumer), true},
-		{sarama.ErrConsumerCoordinatorNotAvailable, true},
-		{sarama.ErrOffsetsLoadInProgress, true},
-		{sarama.ErrNotLeaderForPartition, false},
-		{io.EOF, false},
-		{nil, false},
-	}
-	for _, tt := range tests {
-		if got := IsCoordinatorError(tt.err); got != tt.want {
-			t.Errorf("IsCoordinatorError(%v) = %v, want %v", tt.err, got, tt.want)
-		}
-	}
-}
-
 func TestRetry(t *testing.T) {
 	boom := errors.New("boom")
 	tests := []struct {
