@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -30,7 +30,7 @@ func flagValues() (byName map[string][]string, output map[string][]string) {
 			"recheck":              {"full", "gates"},
 			"log-level":            {"debug", "info", "warn", "error"},
 			"log-format":           {"text", "json"},
-			"kafka-sasl-mechanism": kafkawriter.Mechanisms(),
+			"kafka-sasl-mechanism": kafkaconn.Mechanisms(),
 		}, map[string][]string{
 			"plan":    {"table", "summary", "json", "csv"},
 			"verify":  {"table", "summary", "json", "junit"},

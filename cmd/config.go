@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -140,7 +140,7 @@ type globalOptions struct {
 	debug            bool
 	kafkaSec         kafkaSecurityFlags
 	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
-	kafkaSecurity kafkawriter.Security
+	kafkaSecurity kafkaconn.Security
 }
 
 func (g *globalOptions) addFlags(root *cobra.Command) {
@@ -203,7 +203,7 @@ func (g *globalOptions) setup(d *deps) error {
 		return err
 	}
 	g.kafkaSecurity = sec
-	if sec.Mechanism == kafkawriter.MechanismPlain && !sec.TLS {
+	if sec.Mechanism == kafkaconn.MechanismPlain && !sec.TLS {
 		d.logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
 	}
 	return nil

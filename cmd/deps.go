@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/offsetlog"
@@ -53,7 +54,7 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 	if err := g.needKafka(); err != nil {
 		return nil, nil, err
 	}
-	bootstrap, err := kafkawriter.ParseBootstrap(g.kafkaBootstrap)
+	bootstrap, err := kafkaconn.ParseBootstrap(g.kafkaBootstrap)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +83,7 @@ func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSour
 	if err := g.needKafka(); err != nil {
 		return nil, nil, err
 	}
-	bootstrap, err := kafkawriter.ParseBootstrap(g.kafkaBootstrap)
+	bootstrap, err := kafkaconn.ParseBootstrap(g.kafkaBootstrap)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // envSASLPassword holds the Kafka SASL password. There is deliberately no --kafka-sasl-password
@@ -40,7 +40,7 @@ func (k *kafkaSecurityFlags) addFlags(root *cobra.Command) {
 	f.StringVar(&k.serverName, "kafka-tls-server-name", "", "name to check the brokers' certificates against (default: the host dialled)")
 	f.BoolVar(&k.insecureSkipVerify, "kafka-tls-insecure-skip-verify", false,
 		"accept ANY broker certificate (no protection against impersonation; command line only, warns on every run)")
-	f.StringVar(&k.mechanism, "kafka-sasl-mechanism", "", "SASL mechanism: "+strings.Join(kafkawriter.Mechanisms(), ", "))
+	f.StringVar(&k.mechanism, "kafka-sasl-mechanism", "", "SASL mechanism: "+strings.Join(kafkaconn.Mechanisms(), ", "))
 	f.StringVar(&k.user, "kafka-sasl-user", "", "SASL user")
 	f.StringVar(&k.passwordFile, "kafka-sasl-password-file", "",
 		"file holding the SASL password (or set "+envSASLPassword+"; there is no password flag)")
@@ -48,11 +48,11 @@ func (k *kafkaSecurityFlags) addFlags(root *cobra.Command) {
 
 // security checks the settings and reads the password; it makes no network call. getenv is
 // os.Getenv outside tests.
-func (k *kafkaSecurityFlags) security(getenv func(string) string) (kafkawriter.Security, error) {
-	s := kafkawriter.Security{
+func (k *kafkaSecurityFlags) security(getenv func(string) string) (kafkaconn.Security, error) {
+	s := kafkaconn.Security{
 		TLS: k.tls, CAFile: k.caFile, CertFile: k.certFile, KeyFile: k.keyFile, ServerName: k.serverName,
 		InsecureSkipVerify: k.insecureSkipVerify,
-		Mechanism:          kafkawriter.NormalizeMechanism(k.mechanism), User: k.user,
+		Mechanism:          kafkaconn.NormalizeMechanism(k.mechanism), User: k.user,
 	}
 	env := getenv(envSASLPassword)
 	switch {
@@ -65,12 +65,12 @@ func (k *kafkaSecurityFlags) security(getenv func(string) string) (kafkawriter.S
 			return s, fmt.Errorf("--kafka-sasl-password-file: %w", err)
 		}
 		// A trailing newline is what editors and `echo` add, never part of the password.
-		s.Password = kafkawriter.Secret(strings.TrimRight(string(b), "\r\n"))
+		s.Password = kafkaconn.Secret(strings.TrimRight(string(b), "\r\n"))
 		if s.Password == "" {
 			return s, fmt.Errorf("--kafka-sasl-password-file %s is empty", k.passwordFile)
 		}
 	default:
-		s.Password = kafkawriter.Secret(env)
+		s.Password = kafkaconn.Secret(env)
 	}
 	if s.Mechanism == "" && s.Password != "" && k.user == "" {
 		// A password left in the environment for another tool is no reason to refuse a run

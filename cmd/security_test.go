@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 func TestKafkaSecurityConfig(t *testing.T) {
@@ -28,17 +28,17 @@ func TestKafkaSecurityConfig(t *testing.T) {
 		name     string
 		args     []string
 		env      map[string]string
-		want     kafkawriter.Security
+		want     kafkaconn.Security
 		wantErr  string
 		password string
 	}{
-		{name: "none", want: kafkawriter.Security{}},
+		{name: "none", want: kafkaconn.Security{}},
 		{name: "password from env", args: sasl, env: map[string]string{envSASLPassword: "from-env"},
-			want: kafkawriter.Security{Mechanism: "PLAIN", User: "u"}, password: "from-env"},
+			want: kafkaconn.Security{Mechanism: "PLAIN", User: "u"}, password: "from-env"},
 		{name: "password from file, newline trimmed", args: append(sasl, "--kafka-sasl-password-file", pwFile),
-			want: kafkawriter.Security{Mechanism: "PLAIN", User: "u"}, password: "from-file"},
+			want: kafkaconn.Security{Mechanism: "PLAIN", User: "u"}, password: "from-file"},
 		{name: "everything from the config file", args: []string{"--config", yaml},
-			want: kafkawriter.Security{TLS: true, Mechanism: "SCRAM-SHA-512", User: "file-user"}, password: "from-file"},
+			want: kafkaconn.Security{TLS: true, Mechanism: "SCRAM-SHA-512", User: "file-user"}, password: "from-file"},
 		{name: "both env and file", args: append(sasl, "--kafka-sasl-password-file", pwFile),
 			env: map[string]string{envSASLPassword: "x"}, wantErr: "give it one way"},
 		{name: "empty password file", args: append(sasl, "--kafka-sasl-password-file", empty), wantErr: "is empty"},
@@ -53,10 +53,10 @@ func TestKafkaSecurityConfig(t *testing.T) {
 		{name: "insecure-skip-verify in the config file", args: []string{"--config", writeConfig(t, "kafka-tls: true\nkafka-tls-insecure-skip-verify: true\n")},
 			wantErr: "taken only from the command line"},
 		{name: "insecure-skip-verify from env is ignored", env: map[string]string{"ZK2KAFKA_KAFKA_TLS": "true", "ZK2KAFKA_KAFKA_TLS_INSECURE_SKIP_VERIFY": "true"},
-			want: kafkawriter.Security{TLS: true}},
+			want: kafkaconn.Security{TLS: true}},
 		{name: "insecure-skip-verify on the command line", args: []string{"--kafka-tls", "--kafka-tls-insecure-skip-verify"},
-			want: kafkawriter.Security{TLS: true, InsecureSkipVerify: true}},
-		{name: "a stray password without SASL is ignored", env: map[string]string{envSASLPassword: "x"}, want: kafkawriter.Security{}},
+			want: kafkaconn.Security{TLS: true, InsecureSkipVerify: true}},
+		{name: "a stray password without SASL is ignored", env: map[string]string{envSASLPassword: "x"}, want: kafkaconn.Security{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

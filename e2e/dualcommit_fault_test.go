@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -23,7 +23,7 @@ func TestDualCommitSurvivesRestarts(t *testing.T) {
 		t.Skipf("fault test: restarts a stack of its own; set %s=1 to run it", envFaults)
 	}
 	st := stacktest.Private(t)
-	e := newEnvOn(t, st, kafkawriter.Security{})
+	e := newEnvOn(t, st, kafkaconn.Security{})
 	topic := e.topic(100, 100)
 	g := e.group()
 	set := func(off int64) {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -36,7 +36,7 @@ func TestStoreRestarts(t *testing.T) {
 // offset is its prior value or the target (no regression), and a re-run completes the copy.
 // Each round starts again from the state before the migration, so every round has work to do.
 func kafkaKilledDuringCopy(t *testing.T, st *stacktest.Stack) {
-	e := newEnvOn(t, st, kafkawriter.Security{})
+	e := newEnvOn(t, st, kafkaconn.Security{})
 	rng := faultRand(t)
 	rounds := faultRounds(1, 3)
 	fs := e.seedFaultSet(seed.Spec{Seed: 13, Groups: 120, TopicsPerGroup: 2, Topics: 3, Partitions: 4, Records: 50})
@@ -104,7 +104,7 @@ func (e *env) resetKafka(groups []string, prior map[migrate.Key]int64) {
 // (exit 1) and leave no plan file, or save exactly the plan of the unchanged stores: never a
 // plan that misses what it could not read.
 func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
-	e := newEnvOn(t, st, kafkawriter.Security{})
+	e := newEnvOn(t, st, kafkaconn.Security{})
 	rng := faultRand(t)
 	rounds := faultRounds(1, 3)
 	e.seedFaultSet(seed.Spec{Seed: 17, Groups: 1500, TopicsPerGroup: 1, Topics: 2, Partitions: 2, Records: 10})

@@ -15,6 +15,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -41,18 +42,18 @@ type env struct {
 	dir    string // for plan, CSV and backup files
 	// sec is how the test's own clients (kw, admin, producers) reach Kafka: plaintext, or the
 	// secure profile's super user.
-	sec kafkawriter.Security
+	sec kafkaconn.Security
 	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags).
 	kafkaArgs []string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	return newEnvOn(t, stacktest.Get(t), kafkawriter.Security{})
+	return newEnvOn(t, stacktest.Get(t), kafkaconn.Security{})
 }
 
 // newEnvOn is newEnv on stack st, the test's own Kafka clients connecting with sec.
-func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkawriter.Security) *env {
+func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkaconn.Security) *env {
 	t.Helper()
 	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir(), sec: sec}
 	e.zkURL = st.ZK + e.chroot

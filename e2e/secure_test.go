@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -24,8 +24,8 @@ const envPassword = "ZK2KAFKA_KAFKA_SASL_PASSWORD"
 func newSecureEnv(t *testing.T) *env {
 	t.Helper()
 	st := stacktest.GetSecure(t)
-	return newEnvOn(t, st, kafkawriter.Security{TLS: true, CAFile: st.CAFile, Mechanism: kafkawriter.MechanismPlain,
-		User: st.AdminUser, Password: kafkawriter.Secret(readSecret(t, st.AdminPasswordFile))})
+	return newEnvOn(t, st, kafkaconn.Security{TLS: true, CAFile: st.CAFile, Mechanism: kafkaconn.MechanismPlain,
+		User: st.AdminUser, Password: kafkaconn.Secret(readSecret(t, st.AdminPasswordFile))})
 }
 
 func readSecret(t *testing.T, file string) string {
@@ -64,11 +64,11 @@ func assertHidden(t *testing.T, secret string, runs ...result) {
 // user with each mechanism (the password from a file, or for SCRAM-SHA-256 from the
 // environment), with --debug on, and checks the result with Kafka's own consumer-groups tool.
 func TestSecureCopyEachMechanism(t *testing.T) {
-	for _, mech := range kafkawriter.Mechanisms() {
+	for _, mech := range kafkaconn.Mechanisms() {
 		t.Run(mech, func(t *testing.T) {
 			e := newSecureEnv(t)
 			password := readSecret(t, e.st.PasswordFile)
-			if mech == kafkawriter.MechanismSCRAMSHA256 {
+			if mech == kafkaconn.MechanismSCRAMSHA256 {
 				t.Setenv(envPassword, password)
 				e.kafkaArgs = e.userArgs(mech, "")
 			} else {
@@ -93,7 +93,7 @@ func TestSecureCopyEachMechanism(t *testing.T) {
 			}
 			verify := e.mustCLI(0, "migrate", "verify")
 			runs := []result{plan, cp, verify}
-			if mech == kafkawriter.MechanismPlain {
+			if mech == kafkaconn.MechanismPlain {
 				// The independent reader of __consumer_offsets connects the same way.
 				runs = append(runs, e.mustCLI(0, "--debug", "migrate", "verify", "--via-topic"))
 			}
@@ -117,7 +117,7 @@ func TestSecureWrongPassword(t *testing.T) {
 	if err := os.WriteFile(wrong, []byte(wrongPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, mech := range []string{kafkawriter.MechanismPlain, kafkawriter.MechanismSCRAMSHA512} {
+	for _, mech := range []string{kafkaconn.MechanismPlain, kafkaconn.MechanismSCRAMSHA512} {
 		t.Run(mech, func(t *testing.T) {
 			s := e.sub(t)
 			s.kafkaArgs = s.userArgs(mech, wrong)
@@ -143,7 +143,7 @@ func TestSecureWrongPassword(t *testing.T) {
 // the authorization error, exits 1 and writes nothing for it.
 func TestSecureDeniedGroup(t *testing.T) {
 	e := newSecureEnv(t)
-	e.kafkaArgs = e.userArgs(kafkawriter.MechanismSCRAMSHA256, e.st.PasswordFile)
+	e.kafkaArgs = e.userArgs(kafkaconn.MechanismSCRAMSHA256, e.st.PasswordFile)
 	topic := e.topic(10, 10)
 	ok := e.group()
 	denied := e.st.DeniedGroupPrefix + stacktest.Name(t, "g")
@@ -190,7 +190,7 @@ func TestSecureDeniedGroup(t *testing.T) {
 // before anything is written, with an error naming the group and GROUP_AUTHORIZATION_FAILED.
 func TestSecureHiddenGroup(t *testing.T) {
 	e := newSecureEnv(t)
-	e.kafkaArgs = e.userArgs(kafkawriter.MechanismPlain, e.st.PasswordFile)
+	e.kafkaArgs = e.userArgs(kafkaconn.MechanismPlain, e.st.PasswordFile)
 	topic := e.topic(10)
 	ok := e.group()
 	hidden := e.st.DeniedGroupPrefix + "hidden-" + stacktest.Name(t, "g")
@@ -214,7 +214,7 @@ func TestSecureHiddenGroup(t *testing.T) {
 // to (ACL) fail with TOPIC_AUTHORIZATION_FAILED, the other topic's are written, exit 1.
 func TestSecureDeniedTopic(t *testing.T) {
 	e := newSecureEnv(t)
-	e.kafkaArgs = e.userArgs(kafkawriter.MechanismSCRAMSHA512, e.st.PasswordFile)
+	e.kafkaArgs = e.userArgs(kafkaconn.MechanismSCRAMSHA512, e.st.PasswordFile)
 	allowed := e.topic(10)
 	denied := e.namedTopic(e.st.DeniedTopicPrefix+stacktest.Name(t, "t"), 10)
 	g := e.group()
@@ -248,7 +248,7 @@ func TestSecureDeniedTopic(t *testing.T) {
 // that znode as denied and blocks; with --zk-auth-file the copy writes it.
 func TestSecureZKDigestAuth(t *testing.T) {
 	e := newSecureEnv(t)
-	e.kafkaArgs = e.userArgs(kafkawriter.MechanismPlain, e.st.PasswordFile)
+	e.kafkaArgs = e.userArgs(kafkaconn.MechanismPlain, e.st.PasswordFile)
 	topic := e.topic(10, 10)
 	g := e.group()
 	offsets := map[int32]int64{0: 4, 1: 8}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // TestSecureTLSTrust: a broker certificate from another CA is refused clearly; it is accepted
@@ -14,7 +14,7 @@ import (
 func TestSecureTLSTrust(t *testing.T) {
 	e := newSecureEnv(t)
 	good := func(extra ...string) []string {
-		return append(e.userArgs(kafkawriter.MechanismSCRAMSHA512, e.st.PasswordFile), extra...)
+		return append(e.userArgs(kafkaconn.MechanismSCRAMSHA512, e.st.PasswordFile), extra...)
 	}
 	mtls := func(extra ...string) []string { return good(append([]string{"--kafka", e.st.KafkaMTLS}, extra...)...) }
 	otherCA := good()

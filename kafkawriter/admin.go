@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // DefaultOffsetsRetention is Kafka's default offsets.retention.minutes (7 days, since 2.0).
@@ -33,7 +35,7 @@ func (c *Client) OffsetsRetention(ctx context.Context) (time.Duration, error) {
 				Type: sarama.BrokerResource, Name: strconv.Itoa(int(b.ID())), ConfigNames: []string{retentionConfig},
 			}},
 		}
-		resp, err := Call(ctx, func() (*sarama.DescribeConfigsResponse, error) { return b.DescribeConfigs(req) })
+		resp, err := kafkaconn.Call(ctx, func() (*sarama.DescribeConfigsResponse, error) { return b.DescribeConfigs(req) })
 		if err != nil {
 			return fmt.Errorf("describe config of broker %d (%s): %w", b.ID(), b.Addr(), err)
 		}
@@ -81,7 +83,7 @@ func describeConfigsVersion(v sarama.KafkaVersion) int16 {
 // itself, by id).
 func (c *Client) anyBroker(ctx context.Context, refresh bool) (*sarama.Broker, error) {
 	if refresh {
-		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); err != nil {
+		if _, err := kafkaconn.Call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); err != nil {
 			return nil, fmt.Errorf("refresh brokers: %w", err)
 		}
 	}
@@ -100,16 +102,16 @@ func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32)
 		return fmt.Errorf("create topic %q: partitions must be positive, got %d", name, partitions)
 	}
 	// The admin shares c's client: closing it would close c, so it is not closed.
-	admin, err := Call(ctx, func() (sarama.ClusterAdmin, error) { return sarama.NewClusterAdminFromClient(c.sc) })
+	admin, err := kafkaconn.Call(ctx, func() (sarama.ClusterAdmin, error) { return sarama.NewClusterAdminFromClient(c.sc) })
 	if err != nil {
 		return fmt.Errorf("create topic %q: %w", name, err)
 	}
 	detail := &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: 1}
-	_, err = Call(ctx, func() (struct{}, error) { return struct{}{}, admin.CreateTopic(name, detail, false) })
+	_, err = kafkaconn.Call(ctx, func() (struct{}, error) { return struct{}{}, admin.CreateTopic(name, detail, false) })
 	existed := errors.Is(err, sarama.ErrTopicAlreadyExists)
 	// A topic of thousands of partitions can take longer than the request timeout; the
 	// controller goes on creating it, so a timeout means "wait and see", not failure.
-	timedOut := errors.Is(err, sarama.ErrRequestTimedOut) || isNetError(err)
+	timedOut := errors.Is(err, sarama.ErrRequestTimedOut) || kafkaconn.IsNetError(err)
 	if err != nil && !existed && !timedOut {
 		return fmt.Errorf("create topic %q: %w", name, err)
 	}

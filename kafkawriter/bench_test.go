@@ -68,6 +68,30 @@ func BenchmarkCommit(b *testing.B) {
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "offsets/s")
 	})
 
+	// The same batch over one connection and over the default Connections: commits of many
+	// groups run in parallel only over several (see Client.groupConns).
+	for _, conns := range []int{1, DefaultParallel} {
+		b.Run(fmt.Sprintf("connections=%d/offsets=%d", conns, n), func(b *testing.B) {
+			cc, err := Open(ctx, Config{Bootstrap: c.cfg.Bootstrap, Connections: conns})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				if err := cc.Close(); err != nil {
+					b.Error(err)
+				}
+			}()
+			for b.Loop() {
+				for _, r := range cc.CommitMany(ctx, batch) {
+					if r.Err != nil {
+						b.Fatal(r.Err)
+					}
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "offsets/s")
+		})
+	}
+
 	// The naive writer: one OffsetCommit request per partition, one after another.
 	b.Run(fmt.Sprintf("naive/offsets=%d", n), func(b *testing.B) {
 		for b.Loop() {

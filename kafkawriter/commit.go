@@ -8,6 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -93,13 +94,13 @@ func (c *Client) commitAttempt(ctx context.Context, group string, commits []migr
 			continue
 		}
 		req := newCommitRequest(c.sc.Config(), group, chunk)
-		resp, err := Call(ctx, func() (*sarama.OffsetCommitResponse, error) { return b.CommitOffset(req) })
+		resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetCommitResponse, error) { return b.CommitOffset(req) })
 		if err != nil {
 			err = fmt.Errorf("commit %d offsets of group %q on coordinator %d (%s): %w", len(chunk), group, b.ID(), b.Addr(), err)
 			for _, i := range idx {
 				results[i].Err = err
 			}
-			if retriable(err) {
+			if kafkaconn.Retriable(err) {
 				retry, retryErr = append(retry, idx...), err
 			}
 			continue
@@ -116,12 +117,20 @@ func (c *Client) commitAttempt(ctx context.Context, group string, commits []migr
 			default:
 				results[i].Err = partitionError(group, tp, kerr)
 			}
-			if retriable(results[i].Err) {
+			if commitRetriable(results[i].Err) {
 				retry, retryErr = append(retry, i), results[i].Err
 			}
 		}
 	}
 	return retry, retryErr
+}
+
+// commitRetriable is kafkaconn.Retriable for one partition's answer to a commit, less
+// UNKNOWN_TOPIC_OR_PARTITION: that goes back to the core at once as migrate.ErrPartitionMissing,
+// which checks Kafka's metadata before treating it as final, instead of costing the group its
+// whole retry budget for each offset a deleted topic left behind (see kafkaconn.Retriable).
+func commitRetriable(err error) bool {
+	return kafkaconn.Retriable(err) && !errors.Is(err, migrate.ErrPartitionMissing)
 }
 
 func isKError(err error) bool {

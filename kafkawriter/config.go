@@ -5,26 +5,17 @@
 package kafkawriter
 
 import (
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
-// Defaults applied by Config.withDefaults.
+// Defaults applied by Config.withDefaults; the connection's own (client id, dial and retry
+// timeouts, version) are kafkaconn's.
 const (
-	DefaultClientID    = "zk2kafka"
-	DefaultChunkSize   = 2000
-	DefaultParallel    = 8
-	DefaultDialTimeout = 10 * time.Second
-	// DefaultRetryTimeout bounds the retries of one group's commit or read after retriable
-	// coordinator or network errors.
-	DefaultRetryTimeout = 30 * time.Second
-	// VersionAuto asks Open to negotiate the protocol level from the broker's ApiVersions.
-	VersionAuto = "auto"
+	DefaultChunkSize = 2000
+	DefaultParallel  = 8
 )
 
 // maxChunkBytes bounds the estimated size of the records one OffsetCommit appends to
@@ -40,8 +31,7 @@ type Config struct {
 	// ClientID is sent with every request (broker logs, quotas). Default "zk2kafka".
 	ClientID string
 	// Version is "auto" (default: negotiated from the bootstrap broker's ApiVersions) or a
-	// Kafka version such as "3.9.0". It must be at least 2.1.0: Kafka 4.x rejects the
-	// OffsetCommit v0/v1 an older setting would send (KIP-896).
+	// Kafka version such as "3.9.0", at least kafkaconn.MinVersion (KIP-896).
 	Version string
 	// DialTimeout bounds each TCP connect. Default 10s.
 	DialTimeout time.Duration
@@ -60,24 +50,20 @@ type Config struct {
 	// serves one request per connection at a time). Default and maximum: Parallel.
 	Connections int
 	// Security is TLS and SASL for every connection. Default: plaintext, no authentication.
-	Security Security
+	Security kafkaconn.Security
+}
+
+// conn is the part of c that says how to connect, shared with offsetlog.
+func (c Config) conn() kafkaconn.Config {
+	return kafkaconn.Config{Bootstrap: c.Bootstrap, ClientID: c.ClientID, Version: c.Version, DialTimeout: c.DialTimeout,
+		Logger: c.Logger, LibraryDebug: c.LibraryDebug, Security: c.Security}
 }
 
 func (c Config) withDefaults() Config {
-	if c.ClientID == "" {
-		c.ClientID = DefaultClientID
-	}
-	if c.Version == "" {
-		c.Version = VersionAuto
-	}
-	if c.DialTimeout <= 0 {
-		c.DialTimeout = DefaultDialTimeout
-	}
+	k := c.conn().WithDefaults()
+	c.ClientID, c.Version, c.DialTimeout, c.Logger = k.ClientID, k.Version, k.DialTimeout, k.Logger
 	if c.RetryTimeout <= 0 {
-		c.RetryTimeout = DefaultRetryTimeout
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
+		c.RetryTimeout = kafkaconn.DefaultRetryTimeout
 	}
 	if c.ChunkSize <= 0 {
 		c.ChunkSize = DefaultChunkSize
@@ -89,56 +75,4 @@ func (c Config) withDefaults() Config {
 		c.Connections = c.Parallel
 	}
 	return c
-}
-
-func (c Config) validate() error {
-	if len(c.Bootstrap) == 0 {
-		return errors.New("no kafka bootstrap servers given")
-	}
-	for _, b := range c.Bootstrap {
-		if err := checkHostPort(b); err != nil {
-			return err
-		}
-	}
-	if c.Version != VersionAuto {
-		if _, err := parseVersion(c.Version); err != nil {
-			return err
-		}
-	}
-	return c.Security.Validate()
-}
-
-// ParseBootstrap splits a comma-separated list of host:port ("a:9092,b:9092") into its servers,
-// ignoring blanks around commas. Every entry must have a host and a numeric port.
-func ParseBootstrap(s string) ([]string, error) {
-	var out []string
-	for part := range strings.SplitSeq(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if err := checkHostPort(part); err != nil {
-			return nil, err
-		}
-		out = append(out, part)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("kafka bootstrap servers %q: expected host:port[,host:port...]", s)
-	}
-	return out, nil
-}
-
-func checkHostPort(s string) error {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
-		return fmt.Errorf("kafka bootstrap server %q: expected host:port: %w", s, err)
-	}
-	if host == "" {
-		return fmt.Errorf("kafka bootstrap server %q: missing host", s)
-	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("kafka bootstrap server %q: port %q is not a number in 1-65535", s, port)
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // TestCoordinatorFromMetadata: the coordinator computed from __consumer_offsets metadata is the
@@ -19,7 +21,7 @@ func TestCoordinatorFromMetadata(t *testing.T) {
 		sc := c.forGroup(g)
 		computed := offsetsLeader(ctx, sc, g)
 		if computed == nil {
-			t.Fatalf("group %q: no coordinator from the metadata of %s", g, offsetsTopic)
+			t.Fatalf("group %q: no coordinator from the metadata of %s", g, kafkaconn.OffsetsTopic)
 		}
 		if err := sc.RefreshCoordinator(g); err != nil {
 			t.Fatalf("group %q: FindCoordinator: %v", g, err)

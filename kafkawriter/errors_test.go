@@ -59,35 +59,34 @@ func TestPartitionErrorWraps(t *testing.T) {
 	}
 }
 
-func TestRetriable(t *testing.T) {
+// TestCommitRetriable: a partition's answer to a commit is retried as kafkaconn.Retriable says,
+// except UNKNOWN_TOPIC_OR_PARTITION, which goes back to the core at once.
+func TestCommitRetriable(t *testing.T) {
+	tp := migrate.TopicPartition{Topic: "t", Partition: 1}
 	tests := []struct {
 		name string
 		err  error
 		want bool
 	}{
 		{"nil", nil, false},
-		{"not coordinator", fmt.Errorf("x: %w", sarama.ErrNotCoordinatorForConsumer), true},
-		{"coordinator not available", sarama.ErrConsumerCoordinatorNotAvailable, true},
-		{"coordinator loading", sarama.ErrOffsetsLoadInProgress, true},
-		{"request timed out", sarama.ErrRequestTimedOut, true},
-		{"not leader", sarama.ErrNotLeaderForPartition, true},
-		{"eof", fmt.Errorf("read: %w", io.EOF), true},
+		{"not coordinator", partitionError("g", tp, sarama.ErrNotCoordinatorForConsumer), true},
+		{"coordinator loading", partitionError("g", tp, sarama.ErrOffsetsLoadInProgress), true},
+		{"not enough replicas", partitionError("g", tp, sarama.ErrNotEnoughReplicas), true},
+		{"request timed out", partitionError("g", tp, sarama.ErrRequestTimedOut), true},
+		{"unknown topic: to the core", partitionError("g", tp, sarama.ErrUnknownTopicOrPartition), false},
+		{"unknown member", partitionError("g", tp, sarama.ErrUnknownMemberId), false},
+		{"too large", partitionError("g", tp, sarama.ErrInvalidCommitOffsetSize), false},
+		{"metadata too large", partitionError("g", tp, sarama.ErrOffsetMetadataTooLarge), false},
+		{"group auth", partitionError("g", tp, sarama.ErrGroupAuthorizationFailed), false},
+		{"topic auth", partitionError("g", tp, sarama.ErrTopicAuthorizationFailed), false},
+		{"connection broke", fmt.Errorf("commit: %w", io.EOF), true},
 		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
-		{"not connected", sarama.ErrNotConnected, true},
-		{"incomplete", sarama.ErrIncompleteResponse, true},
-		{"unknown member", sarama.ErrUnknownMemberId, false},
-		{"too large", sarama.ErrInvalidCommitOffsetSize, false},
-		{"metadata too large", sarama.ErrOffsetMetadataTooLarge, false},
-		{"group auth", sarama.ErrGroupAuthorizationFailed, false},
-		{"topic auth", sarama.ErrTopicAuthorizationFailed, false},
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), false},
-		{"closed client", sarama.ErrClosedClient, false},
-		{"plain", errors.New("boom"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := retriable(tt.err); got != tt.want {
-				t.Fatalf("retriable(%v) = %v, want %v", tt.err, got, tt.want)
+			if got := commitRetriable(tt.err); got != tt.want {
+				t.Fatalf("commitRetriable(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -72,7 +73,7 @@ func (c *Client) fetchBatched(ctx context.Context, names []string, out map[strin
 		switch {
 		case err == nil:
 			byCoord[b] = append(byCoord[b], g)
-		case retriable(err):
+		case kafkaconn.Retriable(err):
 			retry = append(retry, g) // FetchCommitted looks again, with backoff
 		default:
 			return err
@@ -121,7 +122,7 @@ func (c *Client) fetchOn(ctx context.Context, b *sarama.Broker, groups []string)
 	for _, g := range groups {
 		req.Groups = append(req.Groups, sarama.OffsetFetchRequestGroup{GroupId: g}) // nil Partitions: all
 	}
-	resp, err := Call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -142,7 +143,7 @@ func (c *Client) fetchOn(ctx context.Context, b *sarama.Broker, groups []string)
 			left = append(left, g)
 			continue
 		case gr.Err != sarama.ErrNoError:
-			if !retriable(gr.Err) {
+			if !kafkaconn.Retriable(gr.Err) {
 				return nil, nil, fmt.Errorf("fetch offsets of group %q: %s%w", g, authPrefix(gr.Err), gr.Err)
 			}
 			left = append(left, g)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -110,7 +111,7 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) (map[strin
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				if !retriable(err) {
+				if !kafkaconn.Retriable(err) {
 					return err
 				}
 				retryErr = err
@@ -120,7 +121,7 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) (map[strin
 				out[g] = s
 			}
 			for _, gerr := range errs {
-				if !retriable(gerr) {
+				if !kafkaconn.Retriable(gerr) {
 					return gerr
 				}
 				retryErr = gerr
@@ -147,7 +148,7 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) (map[strin
 // 4.x) is invisible to DescribeGroups v0-v5, which calls it Dead even with live members.
 func (c *Client) describeOn(ctx context.Context, b *sarama.Broker, groups []string) (map[string]migrate.GroupState, []error, error) {
 	req := &sarama.DescribeGroupsRequest{Groups: groups, Version: describeGroupsVersion(c.version)}
-	resp, err := Call(ctx, func() (*sarama.DescribeGroupsResponse, error) { return b.DescribeGroups(req) })
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.DescribeGroupsResponse, error) { return b.DescribeGroups(req) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("describe %d groups on coordinator %d (%s): %w", len(groups), b.ID(), b.Addr(), err)
 	}
@@ -204,7 +205,7 @@ func (c *Client) describeConsumerGroups(ctx context.Context, b *sarama.Broker, g
 	}
 	req := sarama.NewConsumerGroupDescribeRequest(c.version)
 	req.GroupIDs = groups
-	resp, err := Call(ctx, func() (*sarama.ConsumerGroupDescribeResponse, error) { return b.ConsumerGroupDescribe(req) })
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.ConsumerGroupDescribeResponse, error) { return b.ConsumerGroupDescribe(req) })
 	if errors.Is(err, sarama.ErrUnsupportedVersion) {
 		return out, nil
 	}
@@ -237,7 +238,7 @@ func (c *Client) FetchCommitted(ctx context.Context, group string) (map[migrate.
 			return err
 		}
 		req := sarama.NewOffsetFetchRequest(c.version, group, nil) // nil: all partitions (v2+)
-		resp, err := Call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
+		resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetFetchResponse, error) { return b.FetchOffset(req) })
 		if err != nil {
 			return fmt.Errorf("fetch offsets of group %q from coordinator %d (%s): %w", group, b.ID(), b.Addr(), err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -51,7 +52,7 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 	byLeader := make(map[int32][]migrate.TopicPartition)
 	var firstErr error
 	keep := func(err error) {
-		if firstErr == nil || (retriable(firstErr) && !retriable(err)) {
+		if firstErr == nil || (kafkaconn.Retriable(firstErr) && !kafkaconn.Retriable(err)) {
 			firstErr = err // a permanent error must not hide behind a retriable one
 		}
 	}
@@ -146,7 +147,7 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 func (c *Client) metadata(ctx context.Context, topics []string) (*sarama.MetadataResponse, error) {
 	req := sarama.NewMetadataRequest(c.version, topics)
 	req.AllowAutoTopicCreation = false
-	resp, err := Call(ctx, func() (*sarama.MetadataResponse, error) {
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.MetadataResponse, error) {
 		b := c.sc.LeastLoadedBroker()
 		if b == nil {
 			return nil, sarama.ErrOutOfBrokers
@@ -164,7 +165,7 @@ func (c *Client) metadata(ctx context.Context, topics []string) (*sarama.Metadat
 func (c *Client) broker(ctx context.Context, id int32) (*sarama.Broker, error) {
 	b, err := c.sc.Broker(id)
 	if errors.Is(err, sarama.ErrBrokerNotFound) {
-		if _, rerr := Call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); rerr != nil {
+		if _, rerr := kafkaconn.Call(ctx, func() (struct{}, error) { return struct{}{}, c.sc.RefreshMetadata() }); rerr != nil {
 			return nil, fmt.Errorf("refresh brokers: %w", rerr)
 		}
 		b, err = c.sc.Broker(id)
@@ -186,7 +187,7 @@ func (c *Client) listOffsets(ctx context.Context, leader int32, tps []migrate.To
 	for _, tp := range tps {
 		req.AddBlock(tp.Topic, tp.Partition, at, 1)
 	}
-	resp, err := Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("list offsets on broker %d (%s): %w", leader, b.Addr(), err)
 	}

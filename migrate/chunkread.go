@@ -19,9 +19,7 @@ type chunkRead struct {
 // readAhead reads every selected group in one ZooKeeper read and hands the groups on a chunk
 // at a time, in name order, each with its Kafka groups and topics. One continuous read rather
 // than one ReadGroups per chunk: each of those ended with its pipeline draining (the chunk's
-// last groups' last answers) before the next began, and a 1M-offset plan has 20 chunks. (At
-// 100k, alternated with the raw reader, chunks of 100 groups ran at a median 1.21 of its time
-// against 1.09 in one chunk; 6 pairs each, which on the 2-core box is near its noise.)
+// last groups' last answers) before the next began, and a large plan has many chunks.
 // The channel ends after the last chunk or the first error. It holds one chunk; while the
 // consumer is behind, handing over the next one waits, and the read with it.
 func (pl *Planner) readAhead(ctx context.Context, names []string) <-chan chunkRead {

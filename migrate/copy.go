@@ -70,11 +70,9 @@ type Backup interface {
 	Record(ctx context.Context, groups []GroupResult) error
 }
 
-// DefaultParallel is how many groups copy commits at once: 16 since, on the 2-core development
-// box, a 100k-offset copy (--recheck=gates, 128 groups per batch) took 0.78-1.08 s with 16
-// against 0.88-1.21 s with 8 and 0.86-1.05 s with 24 (three alternating rounds of three copies:
-// 16 had the lowest median of each round). Each group's commit is a request and an append of
-// its own at the coordinator, so commits of different groups overlap.
+// DefaultParallel is how many groups copy commits at once. Each group's commit is a request and
+// an append of its own at the coordinator, so commits of different groups overlap; 16 copied
+// fastest among 8, 16 and 24 (docs/benchmarks.md).
 const DefaultParallel = 16
 
 // Copier executes a plan's writes.

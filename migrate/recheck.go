@@ -78,8 +78,8 @@ func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks iter.Seq2[[
 	ctx, cancel := context.WithCancel(ctx)
 	la := &lookahead{results: make(chan *prepared), cancel: cancel, done: make(chan struct{})}
 	// Two stages, so that a batch's reads overlap the batch before's decision and backup (CPU
-	// and an fsync) as well as the commits of the one before that: measured on a 100k-offset
-	// copy, re-check and decide+backup took similar times, and their sum exceeded the writer's.
+	// and an fsync) as well as the commits of the one before that: re-check and decide+backup
+	// take similar times, and together longer than the writer, which one stage would starve.
 	// The re-check may thus run two batches ahead of the writer; the gate just before each
 	// commit still reads what changed since.
 	type rechecked struct {

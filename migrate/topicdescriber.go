@@ -10,9 +10,8 @@ import (
 // read. A group read names its topics (those of its valid offsets: an invalid znode names no
 // partition to describe), and the first groups usually name the topics most groups share:
 // describing them then, rather than after a chunk's last group, takes the description's round
-// trips (metadata, then ListOffsets per leader) off the plan's critical path. A 10k-offset plan
-// (one chunk) spent 15-25 ms of its ~260 ms waiting for them after its last ZooKeeper answer
-// (bench timeline, 2-core box). Each topic is described once per plan.
+// trips (metadata, then ListOffsets per leader) off the plan's critical path: otherwise a
+// chunk waits for them after its last ZooKeeper answer. Each topic is described once per plan.
 //
 // Log offsets read early are no older than they were when one description served every later
 // chunk, as it still does: a log end only grows, so an early one can only make an offset look

@@ -8,7 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -114,7 +114,7 @@ func (r *Reader) bounds(ctx context.Context, all []*progress) error {
 			for _, p := range ps {
 				req.AddBlock(Topic, p.part, at, 1)
 			}
-			resp, err := kafkawriter.Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
+			resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
 			if err != nil {
 				return fmt.Errorf("list offsets of %s on broker %d (%s): %w", Topic, b.ID(), b.Addr(), err)
 			}
@@ -141,7 +141,7 @@ func (r *Reader) bounds(ctx context.Context, all []*progress) error {
 func (r *Reader) leaders(ctx context.Context, ps []*progress) (map[*sarama.Broker][]*progress, error) {
 	out := map[*sarama.Broker][]*progress{}
 	for _, p := range ps {
-		b, err := kafkawriter.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(Topic, p.part) })
+		b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(Topic, p.part) })
 		if err != nil {
 			return nil, fmt.Errorf("leader of %s partition %d: %w", Topic, p.part, err)
 		}
@@ -200,7 +200,7 @@ func (r *Reader) fetch(ctx context.Context, b *sarama.Broker, ps []*progress) er
 	for _, p := range ps {
 		req.AddBlock(Topic, p.part, p.next, p.maxBytes, -1)
 	}
-	resp, err := kafkawriter.Call(ctx, func() (*sarama.FetchResponse, error) { return b.Fetch(req) })
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.FetchResponse, error) { return b.Fetch(req) })
 	if err != nil {
 		return fmt.Errorf("fetch %s from broker %d (%s): %w", Topic, b.ID(), b.Addr(), err)
 	}
@@ -228,13 +228,13 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 	case sarama.ErrNoError:
 	case sarama.ErrOffsetOutOfRange:
 		// Records were deleted under the read (log start moved): the replay is incomplete.
-		return fmt.Errorf("%s (snapshot end %d): %w", where, p.end, errPermanent{blk.Err})
+		return fmt.Errorf("%s (snapshot end %d): %w", where, p.end, kafkaconn.Permanent(blk.Err))
 	default:
 		return fmt.Errorf("%s: %w", where, blk.Err)
 	}
 	bs, partial, err := batchesOf(blk.RecordsSet)
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, errPermanent{err})
+		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(err))
 	}
 	if len(bs) == 0 {
 		if partial || blk.Partial {
@@ -245,7 +245,7 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 			return nil
 		}
 		if throttled {
-			return fmt.Errorf("%s: %w", where, errThrottled)
+			return fmt.Errorf("%s: %w", where, kafkaconn.ErrThrottled)
 		}
 		if !alone {
 			p.solo = true
@@ -263,7 +263,7 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 			continue
 		}
 		if err := p.st.apply(b, p.next, p.end); err != nil {
-			return errPermanent{err}
+			return kafkaconn.Permanent(err)
 		}
 		p.next = b.last + 1
 		if p.done() {
@@ -272,7 +272,7 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 	}
 	if p.next == from {
 		// Only batches before the position: asking again would loop on the same answer.
-		return fmt.Errorf("%s: %w", where, errPermanent{errors.New("the broker returned no batch at or after it")})
+		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(errors.New("the broker returned no batch at or after it")))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -175,7 +176,7 @@ func TestReplayBlock(t *testing.T) {
 		t.Error("batch above the largest fetch size: want an error")
 	}
 	p = newP()
-	if err := r.replay(&sarama.FetchResponseBlock{}, p, true, true); !errors.Is(err, errThrottled) || p.done() {
+	if err := r.replay(&sarama.FetchResponseBlock{}, p, true, true); !errors.Is(err, kafkaconn.ErrThrottled) || p.done() {
 		t.Errorf("throttled empty fetch: %v, done %v; want a retriable error", err, p.done())
 	}
 	if err := r.replay(&sarama.FetchResponseBlock{}, p, false, false); err != nil || p.done() || !p.solo {
@@ -185,10 +186,10 @@ func TestReplayBlock(t *testing.T) {
 		t.Errorf("empty fetch of it alone: %v, done %v; want done (nothing left below the high watermark)", err, p.done())
 	}
 	old := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{RecordBatch: &sarama.RecordBatch{Version: 2, FirstOffset: 0, LastOffsetDelta: 2}}}}
-	if err := r.replay(old, newP(), false, true); err == nil || retriable(err) {
+	if err := r.replay(old, newP(), false, true); err == nil || kafkaconn.Retriable(err) {
 		t.Errorf("only a batch before the position: %v, want a permanent error, not a loop", err)
 	}
-	if err := r.replay(nil, newP(), false, true); !retriable(err) {
+	if err := r.replay(nil, newP(), false, true); !kafkaconn.Retriable(err) {
 		t.Errorf("missing block: %v, want retriable", err)
 	}
 }

@@ -1,7 +1,7 @@
 package offsetlog
 
-import "github.com/zk2kafka/zk2kafka/kafkawriter"
+import "github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 
 // Partition is the __consumer_offsets partition that holds group's offsets when the topic has
-// n partitions (kafkawriter.OffsetsPartition: the Kafka adapter finds coordinators with it).
-func Partition(group string, n int32) int32 { return kafkawriter.OffsetsPartition(group, n) }
+// n partitions (kafkaconn.OffsetsPartition, with which the Kafka adapter finds coordinators).
+func Partition(group string, n int32) int32 { return kafkaconn.OffsetsPartition(group, n) }

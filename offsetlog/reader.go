@@ -8,17 +8,16 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // Topic is Kafka's offset store.
-const Topic = "__consumer_offsets"
+const Topic = kafkaconn.OffsetsTopic
 
 // ErrNoOffsetsTopic means the cluster has no __consumer_offsets yet: no group was ever
 // coordinated there, so no offset is stored. Callers may read it as an empty result.
@@ -85,25 +84,24 @@ func (s *Stats) add(o Stats) {
 	s.PendingCommits += o.PendingCommits
 }
 
-// Config configures Open. It follows kafkawriter.Config: the zero value of every field but
-// Bootstrap means its default.
+// Config configures Open. It follows kafkawriter.Config, and connects the same way
+// (kafkaconn): the zero value of every field but Bootstrap means its default.
 type Config struct {
 	Bootstrap []string
-	// ClientID is sent with every request. Default kafkawriter.DefaultClientID.
+	// ClientID is sent with every request. Default kafkaconn.DefaultClientID.
 	ClientID string
-	// Version is "auto" (default) or a Kafka version X.Y.Z, at least 0.11.0 (record batches
-	// with transaction markers). With "auto" every request is clamped to the versions the
-	// broker advertises in ApiVersions.
+	// Version is "auto" (default: negotiated from the broker's ApiVersions) or a Kafka version
+	// X.Y.Z, at least kafkaconn.MinVersion.
 	Version string
-	// DialTimeout bounds each TCP connect. Default kafkawriter.DefaultDialTimeout.
+	// DialTimeout bounds each TCP connect. Default kafkaconn.DefaultDialTimeout.
 	DialTimeout time.Duration
 	// RetryTimeout bounds the retries after leader moves or broken connections, counted from
-	// the last fetch that made progress. Default kafkawriter.DefaultRetryTimeout.
+	// the last fetch that made progress. Default kafkaconn.DefaultRetryTimeout.
 	RetryTimeout time.Duration
 	// Logger receives this package's logs. Default: discard.
 	Logger *slog.Logger
 	// Security is TLS and SASL, exactly as the migration's own Kafka client connects.
-	Security kafkawriter.Security
+	Security kafkaconn.Security
 }
 
 // Reader reads __consumer_offsets. It is safe for concurrent use: each Read has its own state.
@@ -117,70 +115,31 @@ type Reader struct {
 
 // Open connects to the cluster at cfg.Bootstrap. Close the Reader when done.
 func Open(ctx context.Context, cfg Config) (*Reader, error) {
-	if len(cfg.Bootstrap) == 0 {
-		return nil, errors.New("no kafka bootstrap servers given")
-	}
-	if _, err := kafkawriter.ParseBootstrap(strings.Join(cfg.Bootstrap, ",")); err != nil {
+	conn := kafkaconn.Config{Bootstrap: cfg.Bootstrap, ClientID: cfg.ClientID, Version: cfg.Version,
+		DialTimeout: cfg.DialTimeout, Logger: cfg.Logger, Security: cfg.Security}.WithDefaults()
+	version, err := kafkaconn.Negotiate(ctx, conn)
+	if err != nil {
 		return nil, err
 	}
-	conf := sarama.NewConfig()
-	if err := cfg.Security.Apply(conf); err != nil {
+	// SaramaConfig asks for no topic's metadata: only __consumer_offsets matters, refreshed
+	// before each read.
+	conf, err := kafkaconn.SaramaConfig(conn, version)
+	if err != nil {
 		return nil, err
 	}
-	conf.ClientID = cmp.Or(cfg.ClientID, kafkawriter.DefaultClientID)
-	conf.Net.DialTimeout = cmp.Or(cfg.DialTimeout, kafkawriter.DefaultDialTimeout)
-	conf.Metadata.AllowAutoTopicCreation = false
-	// Only __consumer_offsets matters: no metadata of every topic, refreshed before each read.
-	conf.Metadata.Full = false
-	conf.Metadata.RefreshFrequency = 0
-	// With "auto", requests are built for 2.3 (Fetch v11, the last before topic ids) and sarama
-	// lowers each one to the range the broker advertises in ApiVersions: this works from 0.11 to
-	// 4.x. sarama refuses to send a request newer than Config.Version, so it cannot be lower.
-	conf.Version = sarama.V2_3_0_0
-	if v := cmp.Or(cfg.Version, kafkawriter.VersionAuto); v != kafkawriter.VersionAuto {
-		kv, err := sarama.ParseKafkaVersion(v)
-		if err != nil {
-			return nil, fmt.Errorf("kafka version %q: expected \"auto\" or X.Y.Z: %w", v, err)
-		}
-		if !kv.IsAtLeast(sarama.V0_11_0_0) {
-			return nil, fmt.Errorf("kafka version %q: reading %s needs at least 0.11.0", v, Topic)
-		}
-		conf.Version = kv
+	c, err := kafkaconn.NewClient(ctx, conn, conf)
+	if err != nil {
+		return nil, err
 	}
-	type result struct {
-		c   sarama.Client
-		err error
+	_, err = kafkaconn.Call(ctx, func() (struct{}, error) { return struct{}{}, c.RefreshMetadata(Topic) })
+	if err != nil && !errors.Is(err, sarama.ErrUnknownTopicOrPartition) { // no offsets yet: Read reports ErrNoOffsetsTopic
+		closeQuietly(conn.Logger, c)
+		return nil, fmt.Errorf("metadata of %s: %w", Topic, err)
 	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := sarama.NewClient(cfg.Bootstrap, conf)
-		if err == nil {
-			// The reachability check: with Full off, NewClient itself asks nothing.
-			if err = c.RefreshMetadata(Topic); errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
-				err = nil // no offsets yet: Read reports ErrNoOffsetsTopic
-			} else if err != nil {
-				closeQuietly(cfg.Logger, c)
-			}
-		}
-		ch <- result{c, err}
-	}()
-	select {
-	case res := <-ch:
-		if res.err != nil {
-			return nil, fmt.Errorf("connect to kafka at %v: %w", cfg.Bootstrap, res.err)
-		}
-		r := NewReader(res.c, cfg.Logger)
-		r.owned = true
-		r.retryTimeout = cmp.Or(cfg.RetryTimeout, kafkawriter.DefaultRetryTimeout)
-		return r, nil
-	case <-ctx.Done():
-		go func() {
-			if res := <-ch; res.err == nil {
-				closeQuietly(cfg.Logger, res.c)
-			}
-		}()
-		return nil, ctx.Err()
-	}
+	r := NewReader(c, conn.Logger)
+	r.owned = true
+	r.retryTimeout = cmp.Or(cfg.RetryTimeout, kafkaconn.DefaultRetryTimeout)
+	return r, nil
 }
 
 // NewReader reads through an existing client, which the caller keeps and closes; log may be
@@ -190,7 +149,7 @@ func NewReader(client sarama.Client, log *slog.Logger) *Reader {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Reader{client: client, fetchVersion: fetchVersion(client.Config().Version),
-		retryTimeout: kafkawriter.DefaultRetryTimeout, log: log}
+		retryTimeout: kafkaconn.DefaultRetryTimeout, log: log}
 }
 
 // Close closes the client if Open made it.
@@ -235,7 +194,7 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string) (Offsets, Stat
 }
 
 func (r *Reader) partitionCount(ctx context.Context) (int32, error) {
-	parts, err := kafkawriter.Call(ctx, func() ([]int32, error) {
+	parts, err := kafkaconn.Call(ctx, func() ([]int32, error) {
 		if err := r.client.RefreshMetadata(Topic); err != nil {
 			return nil, err
 		}

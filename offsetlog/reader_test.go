@@ -27,8 +27,9 @@ func TestOpenRejects(t *testing.T) {
 		{"no bootstrap", Config{}, "no kafka bootstrap servers"},
 		{"no port", Config{Bootstrap: []string{"localhost"}}, "expected host:port"},
 		{"bad version", Config{Bootstrap: []string{closed}, Version: "three"}, `kafka version "three"`},
-		{"too old", Config{Bootstrap: []string{closed}, Version: "0.10.2.0"}, "needs at least 0.11.0"},
-		{"unreachable", Config{Bootstrap: []string{closed}}, "connect to kafka at [" + closed + "]"},
+		// The floor is the shared one (kafkaconn.MinVersion), as for kafkawriter on the same cluster.
+		{"too old", Config{Bootstrap: []string{closed}, Version: "2.0.0"}, "at least 2.1.0"},
+		{"unreachable", Config{Bootstrap: []string{closed}}, "no kafka broker reachable at [" + closed + "] (PLAINTEXT)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,15 +18,14 @@ import (
 // Defaults applied by Open to zero Config fields.
 const (
 	DefaultSessionTimeout = 10 * time.Second
-	// DefaultConnections is 16: alternated pass by pass with the raw reader (16 sessions, 1024
-	// in flight: the best of its sweep at every size), a plan over 16 sessions took a median
-	// 1.28x its time at 10k offsets against 1.34x over 8 (40 pairs each), and 1.17x against
-	// 1.26x at 100k (8 pairs each) on the 2-core development box; over 4 sessions it was
-	// 1.1-1.4x slower than over 8. ZooKeeper allows 60 sessions per client address by default.
+	// DefaultConnections is 16: ZooKeeper serves each session's requests in order, so more
+	// sessions spread its work over its threads, and a plan over 16 came closest to the raw
+	// reader's time of the counts tried (docs/benchmarks.md). ZooKeeper allows 60 sessions per
+	// client address by default.
 	DefaultConnections = 16
-	// DefaultInFlight is 1024 since a 100k-offset plan on the 2-core development box read 18%
-	// faster with it than with 256 (same 4 connections, 5 interleaved rounds; the groups in flight
-	// follow as InFlight/4). ZooKeeper queues what is above its globalOutstandingLimit (1000)
+	// DefaultInFlight is 1024: a deeper pipeline keeps ZooKeeper busy while answers travel, and
+	// it read faster than 256 (docs/benchmarks.md; the groups in flight follow as InFlight/4).
+	// ZooKeeper queues what is above its globalOutstandingLimit (1000)
 	// instead of failing; lower --zk-in-flight on an ensemble the brokers need quiet.
 	DefaultInFlight = 1024
 	defaultPort     = "2181"

@@ -20,8 +20,8 @@ import (
 // group's offsets/, ids/ and owners/ listings; as each answers, the listing of each of its
 // topics; as each of those answers, a Get of each partition znode. No request waits for a
 // sibling's answer: three rounds with a barrier after each (all listings, then all topic
-// listings, then the Gets) left the pipeline half empty at every barrier and read a 10k-offset
-// tree 1.8x slower than the bare Gets on the same pool (zkreader BenchmarkRead, 2-core box).
+// listings, then the Gets) left the pipeline half empty at every barrier, far slower than the
+// bare Gets on the same pool (docs/benchmarks.md).
 // Missing znodes are absent, denied ones are reported in the result.
 //
 // Each listing lays out the slots its Gets fill, already in the result's order (topics as

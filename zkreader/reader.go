@@ -239,8 +239,8 @@ func (s *session) closeConn(next net.Conn) {
 
 // boundedConn caps every read deadline at max from now. go-zookeeper waits for the handshake
 // answer up to 10 x 2/3 of the session timeout (67 s at 10 s): a ZooKeeper that is restarting
-// accepts the connection and never answers, which stalled every reconnect for that long
-// (measured on the local stack). Capped, the client gives up after one session timeout and dials
+// accepts the connection and never answers, which stalled every reconnect for that long.
+// Capped, the client gives up after one session timeout and dials
 // again. Only deadlines far beyond the session timeout are capped: the receive loop's own
 // deadline is 2/3 of the session timeout the server granted, which may exceed the one asked for
 // (a server raises it to its minimum, 4 s by default), and capping that would time out an idle

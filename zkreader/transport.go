@@ -93,10 +93,10 @@ func (c *coalescingConn) sendLoop() {
 			return
 		}
 		// Let the goroutines that are ready to run first: they are the callers about to queue
-		// requests, and their bytes then leave in this write. Without it, on a 2-core machine
-		// the sender woke for nearly every request (a 100k-offset plan: 94k writes of 180
-		// bytes; with it 6-10k writes, and the plan 18% faster). When nothing else is ready
-		// to run, Gosched returns at once: a lone request is not delayed.
+		// requests, and their bytes then leave in this write. Without it, on a machine with few
+		// cores the sender woke for nearly every request and sent each in a small write of its
+		// own (docs/benchmarks.md). When nothing else is ready to run, Gosched returns at once:
+		// a lone request is not delayed.
 		runtime.Gosched()
 		c.mu.Lock()
 		out, c.pending = c.pending, out[:0]

@@ -15,11 +15,10 @@ import (
 
 const (
 	// zkConns is how many sessions share the bulk writes: one connection pipelines, several
-	// spread the server's per-connection work (DESIGN.md: 8 connections doubled read throughput).
+	// spread the server's per-connection work; 8 seeded no faster than 4 (docs/benchmarks.md).
 	zkConns = 4
-	// zkInflight bounds the requests outstanding over all bulk connections. Measured on the
-	// 2-core stack at 100k offsets: 1 connection x 256 ~8k creates/s, 4 x 256 ~25-32k/s,
-	// 4 x 512 ~38k/s, 8 x 512 no better.
+	// zkInflight bounds the requests outstanding over all bulk connections: enough to keep
+	// the 4 sessions' pipelines full (docs/benchmarks.md).
 	zkInflight = 512
 )
 

@@ -19,8 +19,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/seed"
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
 )
 
 type options struct {
@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var bootstrap []string
 	if !o.spec.SkipKafka {
-		if bootstrap, err = kafkawriter.ParseBootstrap(o.kafka); err != nil {
+		if bootstrap, err = kafkaconn.ParseBootstrap(o.kafka); err != nil {
 			return fmt.Errorf("-kafka: %w", err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 func main() {
@@ -39,13 +39,13 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("stackcheck: ")
 	sarama.Logger = log.New(io.Discard, "", 0)
-	sec := kafkawriter.Security{TLS: *ca != "", CAFile: *ca, Mechanism: *mech, User: *user}
+	sec := kafkaconn.Security{TLS: *ca != "", CAFile: *ca, Mechanism: *mech, User: *user}
 	if *pwFile != "" {
 		b, err := os.ReadFile(*pwFile)
 		if err != nil {
 			log.Fatal(err)
 		}
-		sec.Password = kafkawriter.Secret(strings.TrimSpace(string(b)))
+		sec.Password = kafkaconn.Secret(strings.TrimSpace(string(b)))
 	}
 	cfg := sarama.NewConfig()
 	if err := sec.Apply(cfg); err != nil {

@@ -1,10 +1,10 @@
-package kafkawriter
+package kafkaconn
 
 import "testing"
 
 // TestPartition checks against values computed by Kafka itself: hashCode and
 // Utils.abs(hashCode) % n from kafka-clients 3.9.1 and 4.1.1 (identical), printed by
-// `java -cp "$KAFKA_LIBS/*" ../offsetlog/testdata/java/Hash.java`.
+// `java -cp "$KAFKA_LIBS/*" ../../offsetlog/testdata/java/Hash.java`.
 // "consumerGroup1" tells Utils.abs apart from the bit mask (h & 0x7fffffff), which gives 42
 // for n=50; the three MinInt32 strings check Utils.abs(MinInt32) = 0.
 func TestOffsetsPartition(t *testing.T) {

@@ -1,4 +1,4 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 	"github.com/IBM/sarama"
 )
 
-// minVersion is the lowest protocol level this package speaks. Below 2.1 sarama would send
-// OffsetCommit v0..v4 and OffsetFetch v0..v4, which Kafka 4.x rejects (KIP-896), and commits
-// would carry no leader epoch field.
-var minVersion = sarama.V2_1_0_0
+// MinVersion is the lowest protocol level zk2kafka speaks, for every client. Below 2.1 sarama
+// would send OffsetCommit v0..v4 and OffsetFetch v0..v4, which Kafka 4.x rejects (KIP-896), and
+// commits would carry no leader epoch field. offsetlog alone could read older brokers, but it
+// only runs beside kafkawriter on the same cluster and --kafka-version (verify --via-topic), so
+// one floor keeps one rule.
+var MinVersion = sarama.V2_1_0_0
 
 // Kafka API keys used by the version rule (values from the Kafka protocol).
 const (
@@ -69,7 +71,7 @@ func versionFromAPIs(apis map[int16]apiRange) (sarama.KafkaVersion, error) {
 	if !ok {
 		return sarama.KafkaVersion{}, errors.New("broker does not advertise OffsetCommit")
 	}
-	return sarama.KafkaVersion{}, fmt.Errorf("broker supports OffsetCommit up to v%d: Kafka %s or newer is required", oc.max, minVersion)
+	return sarama.KafkaVersion{}, fmt.Errorf("broker supports OffsetCommit up to v%d: Kafka %s or newer is required", oc.max, MinVersion)
 }
 
 func parseVersion(s string) (sarama.KafkaVersion, error) {
@@ -77,8 +79,8 @@ func parseVersion(s string) (sarama.KafkaVersion, error) {
 	if err != nil {
 		return sarama.KafkaVersion{}, fmt.Errorf("kafka version %q: expected \"auto\" or X.Y.Z: %w", s, err)
 	}
-	if !v.IsAtLeast(minVersion) {
-		return sarama.KafkaVersion{}, fmt.Errorf("kafka version %q: at least %s is required (Kafka 4.x rejects older OffsetCommit versions)", s, minVersion)
+	if !v.IsAtLeast(MinVersion) {
+		return sarama.KafkaVersion{}, fmt.Errorf("kafka version %q: at least %s is required (Kafka 4.x rejects older OffsetCommit versions)", s, MinVersion)
 	}
 	return v, nil
 }
@@ -107,13 +109,13 @@ func probe(ctx context.Context, cfg Config) (map[int16]apiRange, string, error) 
 }
 
 func probeOne(ctx context.Context, cfg Config, addr string) (map[int16]apiRange, error) {
-	conf, err := baseConfig(cfg)
+	// ApiVersions v3 needs 2.4; older brokers answer v0 (KIP-511).
+	conf, err := SaramaConfig(cfg, sarama.V2_4_0_0)
 	if err != nil {
 		return nil, err
 	}
 	// The probe speaks ApiVersions itself; sarama's automatic one would hide the response.
 	conf.ApiVersionsRequest = false
-	conf.Version = sarama.V2_4_0_0 // ApiVersions v3 needs it; older brokers answer v0 (KIP-511)
 	b := sarama.NewBroker(addr)
 	if err := b.Open(conf); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func TestSecurityValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Config{Bootstrap: []string{"h:1"}, Security: tt.s}.withDefaults().validate()
+			err := Config{Bootstrap: []string{"h:1"}, Security: tt.s}.WithDefaults().Validate()
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("validate: %v", err)

@@ -1,4 +1,4 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"strings"
@@ -60,15 +60,23 @@ func TestVersionFromAPIs(t *testing.T) {
 	}
 }
 
-// Every version the rule can choose must make sarama send an OffsetCommit Kafka 4.x accepts
-// (v2+, KIP-896) that carries the leader epoch (v6+).
-func TestMilestonesCommitVersion(t *testing.T) {
+// Every version the rule can choose, and MinVersion, must make sarama send an OffsetCommit
+// Kafka 4.x accepts (v2+, KIP-896) that carries the leader epoch (v6+; kafkawriter builds its
+// commits with sarama.NewOffsetCommitRequest), and a ListOffsets 4.x accepts (v1+, offsetlog
+// and kafkawriter build it with sarama.NewOffsetRequest).
+func TestMilestonesRequestVersions(t *testing.T) {
+	versions := []sarama.KafkaVersion{MinVersion}
 	for _, m := range milestones {
+		versions = append(versions, m.version)
+	}
+	for _, v := range versions {
 		conf := sarama.NewConfig()
-		conf.Version = m.version
-		req := newCommitRequest(conf, "g", nil)
-		if req.Version < 6 {
-			t.Errorf("version %s: OffsetCommit v%d, want >= 6", m.version, req.Version)
+		conf.Version = v
+		if got := sarama.NewOffsetCommitRequest(conf, "g").Version; got < 6 {
+			t.Errorf("version %s: OffsetCommit v%d, want >= 6", v, got)
+		}
+		if got := sarama.NewOffsetRequest(v).Version; got < 1 {
+			t.Errorf("version %s: ListOffsets v%d, want >= 1", v, got)
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/IBM/sarama"
 )
 
 func TestParseBootstrap(t *testing.T) {
@@ -54,7 +56,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.withDefaults().validate()
+			err := tt.cfg.WithDefaults().Validate()
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("validate: %v", err)
@@ -69,25 +71,27 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
-	c := Config{Bootstrap: []string{"h:1"}}.withDefaults()
-	if c.ClientID != "zk2kafka" || c.Version != VersionAuto || c.ChunkSize != 2000 || c.Parallel != 8 || c.Connections != 8 ||
-		c.DialTimeout <= 0 || c.RetryTimeout <= 0 || c.Logger == nil {
+	c := Config{Bootstrap: []string{"h:1"}}.WithDefaults()
+	if c.ClientID != "zk2kafka" || c.Version != VersionAuto || c.DialTimeout <= 0 || c.Logger == nil {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
-	if got := (Config{Parallel: 3, Connections: 10}).withDefaults().Connections; got != 3 {
-		t.Errorf("Connections above Parallel: got %d, want 3", got)
-	}
-	conf, err := baseConfig(c)
+	conf, err := SaramaConfig(Config{Bootstrap: []string{"h:1"}}, sarama.V3_9_0_0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if conf.Metadata.AllowAutoTopicCreation {
 		t.Error("metadata requests would auto-create topics")
 	}
-	if conf.Metadata.RefreshFrequency != 0 {
-		t.Error("sarama would refresh metadata of every topic in the background")
+	if conf.Metadata.RefreshFrequency != 0 || conf.Metadata.Full {
+		t.Error("sarama would fetch metadata of every topic")
 	}
-	if conf.ClientID != "zk2kafka" {
-		t.Errorf("client id %q", conf.ClientID)
+	if conf.ClientID != "zk2kafka" || conf.Net.DialTimeout != DefaultDialTimeout || conf.Version != sarama.V3_9_0_0 {
+		t.Errorf("client id %q, dial timeout %s, version %s", conf.ClientID, conf.Net.DialTimeout, conf.Version)
+	}
+	if conf.Admin.Timeout >= conf.Net.ReadTimeout {
+		t.Errorf("admin timeout %s not below the read timeout %s: a slow CreateTopics would drop the connection", conf.Admin.Timeout, conf.Net.ReadTimeout)
+	}
+	if err := conf.Validate(); err != nil {
+		t.Errorf("sarama refuses the config: %v", err)
 	}
 }

@@ -1,26 +1,27 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 )
 
-// openNotKafka opens addr as the only bootstrap server and returns the *NotKafkaError it must fail with.
+// openNotKafka negotiates with addr as the only bootstrap server and returns the
+// *NotKafkaError it must fail with.
 func openNotKafka(t *testing.T, addr string) (*NotKafkaError, error) {
 	t.Helper()
-	c, err := Open(testCtx(t, time.Minute), Config{Bootstrap: []string{addr}, DialTimeout: 5 * time.Second})
+	v, err := Negotiate(testCtx(t, time.Minute), Config{Bootstrap: []string{addr}, DialTimeout: 5 * time.Second})
 	if err == nil {
-		_ = c.Close()
-		t.Fatalf("Open(%s) succeeded", addr)
+		t.Fatalf("Negotiate(%s) succeeded: %s", addr, v)
 	}
 	var nk *NotKafkaError
 	if !errors.As(err, &nk) {
-		t.Fatalf("Open(%s) = %v, want a *NotKafkaError", addr, err)
+		t.Fatalf("Negotiate(%s) = %v, want a *NotKafkaError", addr, err)
 	}
 	return nk, err
 }
@@ -62,7 +63,7 @@ func TestOpenZooKeeperPortAsKafka(t *testing.T) {
 	s := stacktest.Get(t)
 	nk, err := openNotKafka(t, s.ZK)
 	want := s.ZK + " does not answer as Kafka: is it ZooKeeper?"
-	if nk.Error() != want || containsStr(err.Error(), "--kafka-tls") {
+	if nk.Error() != want || strings.Contains(err.Error(), "--kafka-tls") {
 		t.Errorf("error = %q, want %q without a --kafka-tls hint", err, want)
 	}
 }

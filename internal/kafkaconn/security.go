@@ -1,4 +1,4 @@
-package kafkawriter
+package kafkaconn
 
 import (
 	"crypto/sha256"
@@ -69,7 +69,7 @@ type Security struct {
 	// ServerName is checked against the brokers' certificates instead of the host dialled.
 	ServerName string
 	// InsecureSkipVerify accepts any broker certificate: it protects nothing against a man in
-	// the middle. Open logs a warning on every use.
+	// the middle. Negotiate logs a warning on every use.
 	InsecureSkipVerify bool
 	// Mechanism is "" (no SASL) or one of Mechanisms.
 	Mechanism string
@@ -176,8 +176,9 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 	return c, nil
 }
 
-// Apply sets conf's TLS and SASL from s (after Validate's checks). Other sarama clients of
-// this project (offsetlog, the stack's readiness check, tests) use it to connect the same way.
+// Apply sets conf's TLS and SASL from s (after Validate's checks). SaramaConfig calls it; the
+// project's other sarama clients (the stack's readiness check, tests) use it to connect the
+// same way.
 func (s Security) Apply(conf *sarama.Config) error {
 	tc, err := s.tlsConfig()
 	if err != nil {

@@ -1,4 +1,4 @@
-package kafkawriter
+package kafkaconn
 
 import "github.com/xdg-go/scram"
 
