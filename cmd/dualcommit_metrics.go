@@ -22,6 +22,7 @@ type dualMetrics struct {
 	writes           *prometheus.CounterVec
 	refused          *prometheus.CounterVec
 	errs             *prometheus.CounterVec
+	rewinds          *prometheus.CounterVec
 	syncFailures     prometheus.Counter
 	latency          prometheus.Histogram
 	lastResync, beat prometheus.Gauge
@@ -59,6 +60,9 @@ func newDualMetrics(b build, h dualHooks) *dualMetrics {
 			Help: "partitions whose admin commit Kafka refused because the group is active"}, []string{"group"}),
 		errs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_errors_total",
 			Help: "partitions whose write failed"}, []string{"group"}),
+		rewinds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_legacy_rewinds_total",
+			Help: "ZooKeeper offsets found lower than the mirror's previous read of them (flagged, not mirrored backwards)"},
+			[]string{"group"}),
 		syncFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_sync_failures_total",
 			Help: "reads or writes of whole batches of groups that failed (retried)"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "zk2kafka_dual_commit_mirror_latency_seconds",
@@ -72,7 +76,7 @@ func newDualMetrics(b build, h dualHooks) *dualMetrics {
 		blockedSeen: map[string]map[migrate.Class]bool{},
 	}
 	m.perGroup = []*prometheus.MetricVec{m.phase.MetricVec, m.lag.MetricVec, m.lead.MetricVec, m.missing.MetricVec,
-		m.blocked.MetricVec, m.writes.MetricVec, m.refused.MetricVec, m.errs.MetricVec}
+		m.blocked.MetricVec, m.writes.MetricVec, m.refused.MetricVec, m.errs.MetricVec, m.rewinds.MetricVec}
 	m.beat.SetToCurrentTime()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_build_info",
 		Help: "the build's version, VCS revision and Go version, as labels (the value is always 1)"}, []string{"version", "revision", "goversion"})
@@ -95,7 +99,7 @@ func newDualMetrics(b build, h dualHooks) *dualMetrics {
 		Help: "whether /readyz says ready (first sync done, watches armed, lease held): 1 or 0"}, func() float64 {
 		return b2f(h.ready != nil && h.ready())
 	})
-	m.reg.MustRegister(m.groups, m.phase, m.lag, m.lead, m.missing, m.blocked, m.writes, m.refused, m.errs, m.syncFailures,
+	m.reg.MustRegister(m.groups, m.phase, m.lag, m.lead, m.missing, m.blocked, m.writes, m.refused, m.errs, m.rewinds, m.syncFailures,
 		m.latency, m.lastResync, m.beat, build, expiries, leaseHeld, ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -132,6 +136,9 @@ func (m *dualMetrics) group(s mirror.GroupStatus, started time.Time) {
 		if _, now := s.Blocked[c]; !now {
 			m.blocked.WithLabelValues(s.Group, string(c)).Set(0)
 		}
+	}
+	if len(s.Rewinds) > 0 {
+		m.rewinds.WithLabelValues(s.Group).Add(float64(len(s.Rewinds)))
 	}
 	dry := "false"
 	if s.DryRun {

@@ -101,6 +101,16 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 		// visible without one line each for thousands of partitions.
 		o.log.Warn("writes failed, retrying later", "group", s.Group, "partitions", len(failed), "errors", limit(failed, maxLogged))
 	}
+	if len(s.Rewinds) > 0 {
+		back := make([]string, len(s.Rewinds))
+		for i, r := range s.Rewinds {
+			back[i] = fmt.Sprintf("%s %d -> %d", r.TopicPartition, r.From, r.To)
+		}
+		// Flagged, not blocked: a deliberate reset looks the same as a client that rewound by
+		// mistake (kafka-node 2.x did at a partition's end); Kafka is not moved back with it.
+		o.log.Warn("ZooKeeper offsets went backwards since the previous read: check the legacy client", "group", s.Group,
+			"partitions", len(back), "offsets", limit(back, maxLogged))
+	}
 	if n := blockedCount(s.Blocked); n > 0 || len(s.BlockedReasons) > 0 {
 		// Once per sync of the group: what plan would block is never written, and says why.
 		o.log.Warn("not mirrored: migrate plan would block these partitions", "group", s.Group, "partitions", n,

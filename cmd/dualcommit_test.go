@@ -211,6 +211,11 @@ func TestDualCommitMetrics(t *testing.T) {
 	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 2`) {
 		t.Errorf("blocked partitions not counted:\n%s", body)
 	}
+	o.GroupSynced(mirror.GroupStatus{Group: "h", Phase: mirror.PhaseZKPrimary,
+		Rewinds: []mirror.Rewind{{TopicPartition: migrate.TopicPartition{Topic: "t", Partition: 0}, From: 50, To: 0}}})
+	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_legacy_rewinds_total{group="h"} 1`) {
+		t.Errorf("a rewind is not counted:\n%s", body)
+	}
 	o.GroupSynced(mirror.GroupStatus{Group: "h", Phase: mirror.PhaseZKPrimary})
 	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_blocked_partitions{class="above-log-end",group="h"} 0`) {
 		t.Errorf("a class no longer blocked keeps its count:\n%s", body)

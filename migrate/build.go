@@ -10,7 +10,8 @@ import (
 )
 
 // Build computes the plan for in under policy p. It is a pure function: it reads nothing but
-// its arguments and writes nothing. now only stamps Plan.CreatedAt.
+// its arguments and writes nothing. now stamps Plan.CreatedAt and is the "recent" of a suspect
+// offset (flagSuspect).
 //
 // An error means the inputs are not a complete, consistent read (a legacy group without Kafka
 // state, a topic without a description, a negative Kafka commit or log range): the plan would
@@ -49,7 +50,7 @@ func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 		if i > 0 && legacy[i-1].Group == g.Group {
 			return Plan{}, fmt.Errorf("legacy group %q appears twice in the inputs", g.Group)
 		}
-		gp, err := buildGroup(g, in, p)
+		gp, err := buildGroup(g, in, p, now)
 		if err != nil {
 			return Plan{}, err
 		}
@@ -58,7 +59,7 @@ func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 	return plan, nil
 }
 
-func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
+func buildGroup(g LegacyGroup, in Inputs, p Policy, now time.Time) (GroupPlan, error) {
 	ks, ok := in.Groups[g.Group]
 	if !ok {
 		return GroupPlan{}, fmt.Errorf("group %q: no Kafka group state in the inputs", g.Group)
@@ -78,6 +79,9 @@ func buildGroup(g LegacyGroup, in Inputs, p Policy) (GroupPlan, error) {
 		return GroupPlan{}, err
 	}
 	gp.Entries = entries
+	for i := range gp.Entries {
+		flagSuspect(&gp.Entries[i], now)
+	}
 	if len(gp.Gates) > 0 {
 		why := gateBlockPrefix + gateWords(gp, false)
 		for i := range gp.Entries {

@@ -139,6 +139,9 @@ type Entry struct {
 	Target int64     `json:"target"`
 	Znode  string    `json:"znode"`
 	Mtime  time.Time `json:"zk_mtime"`
+	// Suspect says why the ZooKeeper offset looks written by mistake (flagSuspect); it does not
+	// change the action.
+	Suspect string `json:"suspect,omitempty"`
 }
 
 // Key returns the entry's key within group g.

@@ -95,7 +95,7 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		}
 		gps := make([]GroupPlan, 0, len(c.in.Legacy))
 		for _, g := range c.in.Legacy {
-			gp, err := buildGroup(g, c.in, pl.Policy)
+			gp, err := buildGroup(g, c.in, pl.Policy, head.CreatedAt)
 			if err != nil {
 				return PlanTail{}, err
 			}

@@ -7,6 +7,8 @@ type Summary struct {
 	Partitions  int            `json:"partitions"`
 	ByClass     map[Class]int  `json:"by_class"`
 	ByAction    map[Action]int `json:"by_action"`
+	// Suspect counts the entries flagged as suspect (flagged, not blocked).
+	Suspect int `json:"suspect"`
 }
 
 // Summary counts the plan's groups, entries, classes and actions. Every known class and
@@ -41,6 +43,9 @@ func (s *Summary) Add(g GroupPlan) {
 		s.Partitions++
 		s.ByClass[e.Class]++
 		s.ByAction[e.Action]++
+		if e.Suspect != "" {
+			s.Suspect++
+		}
 	}
 }
 

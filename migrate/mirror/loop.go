@@ -27,6 +27,9 @@ type loop struct {
 	phase      map[string]Phase
 	kafka      map[string]migrate.GroupState // as last seen, to notice changes when polling
 	keptAlive  map[string]time.Time
+	// legacy is each group's usable ZooKeeper offsets as last read, to notice one that went
+	// backwards (Rewind).
+	legacy     map[string]map[migrate.TopicPartition]int64
 	lastResync time.Time // when the latest full resync started (its schedule)
 	polling    bool      // a poll of the Kafka group states is running
 	polled     chan pollResult
@@ -61,6 +64,7 @@ type health struct {
 func newLoop(m *Mirror, groups []string) *loop {
 	l := &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
 		phase: map[string]Phase{}, kafka: map[string]migrate.GroupState{}, keptAlive: map[string]time.Time{},
+		legacy: map[string]map[migrate.TopicPartition]int64{},
 		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{},
 		selections: make(chan []string, 1), armed: m.Watcher == nil}
 	l.health.unsynced = map[string]bool{}

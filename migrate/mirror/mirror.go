@@ -126,6 +126,18 @@ type GroupStatus struct {
 	BlockedReasons []string
 	Writes         []Write
 	DryRun         bool
+	// Rewinds are the ZooKeeper offsets that went backwards since the mirror's previous read of
+	// the group: flagged, not blocked (under --on-conflict=max Kafka is not moved back with
+	// them). A legacy client that rewinds by mistake (kafka-node 2.x did at a partition's end)
+	// looks like this, and so does an operator's deliberate reset.
+	Rewinds []Rewind
+}
+
+// Rewind is one ZooKeeper offset lower than the mirror's previous read of it (both after
+// --offset-adjust).
+type Rewind struct {
+	migrate.TopicPartition
+	From, To int64
 }
 
 // Written counts the writes that succeeded (or would, in a dry run).

@@ -1,7 +1,9 @@
 package mirror_test
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -120,13 +122,14 @@ func TestMirrorFollowsChanges(t *testing.T) {
 	f.start(t)
 	f.obs.next(t, "g")
 	steps := []struct {
-		zk        int64
-		wantWrite bool
-		wantKafka int64
+		zk         int64
+		wantWrite  bool
+		wantKafka  int64
+		wantRewind string // the rewind reported, "" for none
 	}{
 		{zk: 11, wantWrite: true, wantKafka: 11},
 		{zk: 50, wantWrite: true, wantKafka: 50},
-		{zk: 40, wantWrite: false, wantKafka: 50}, // backwards in ZooKeeper: Kafka stays
+		{zk: 40, wantWrite: false, wantKafka: 50, wantRewind: "t/0 50->40"}, // backwards in ZooKeeper: Kafka stays, flagged
 		{zk: 50, wantWrite: false, wantKafka: 50},
 		{zk: 51, wantWrite: true, wantKafka: 51},
 	}
@@ -137,6 +140,13 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		w, wrote := writes(s, mirror.ReasonMirror)["t/0"]
 		if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
 			t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
+		}
+		var rewinds []string
+		for _, r := range s.Rewinds {
+			rewinds = append(rewinds, fmt.Sprintf("%s %d->%d", r.TopicPartition, r.From, r.To))
+		}
+		if got := strings.Join(rewinds, ","); got != st.wantRewind {
+			t.Errorf("step %d (zk %d): rewinds %q, want %q", i, st.zk, got, st.wantRewind)
 		}
 		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
 			t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)

@@ -94,6 +94,7 @@ func (l *loop) forget(g string) {
 	delete(l.phase, g)
 	delete(l.kafka, g)
 	delete(l.keptAlive, g)
+	delete(l.legacy, g)
 	delete(l.failures, g)
 	delete(l.retryAt, g)
 	delete(l.health.unsynced, g)

@@ -76,12 +76,35 @@ func (l *loop) assess(lg migrate.LegacyGroup, ks migrate.GroupState) assessed {
 	v := l.view(lg, ks)
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
 		KafkaState: ks.State, Members: ks.Members, Invalid: len(v.invalid), DryRun: !l.m.Execute}
+	st.Rewinds = l.rewinds(g, v.zk)
 	ahead := st.measure(v)
 	active := ks.Active()
 	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
 	a := assessed{st: st, v: v, ks: ks, toKafka: st.Phase != PhaseKafkaPrimary && !active}
 	a.keepalive = a.toKafka && st.Phase == PhaseZKPrimary && l.m.Now().Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval
 	return a
+}
+
+// rewinds compares a group's usable ZooKeeper offsets with the previous read of each and
+// remembers them for the next; sorted by partition. A sync that did not read ZooKeeper (a
+// kafka-primary group) changes nothing.
+func (l *loop) rewinds(g string, zk map[migrate.TopicPartition]migrate.LegacyOffset) []Rewind {
+	last := l.legacy[g]
+	if last == nil && len(zk) > 0 {
+		last = make(map[migrate.TopicPartition]int64, len(zk))
+		l.legacy[g] = last
+	}
+	var out []Rewind
+	for tp, o := range zk {
+		if was, ok := last[tp]; ok && o.Offset < was {
+			out = append(out, Rewind{TopicPartition: tp, From: was, To: o.Offset})
+		}
+		last[tp] = o.Offset
+	}
+	slices.SortFunc(out, func(a, b Rewind) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
 }
 
 // topics names the topics a's decision needs described.
