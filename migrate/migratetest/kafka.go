@@ -38,6 +38,8 @@ type KafkaStore struct {
 	topicCalls int
 	groupCalls int
 	clusterID  string
+	// metadata is the metadata committed with each offset, by group ("" when none).
+	metadata map[string]map[migrate.TopicPartition]string
 }
 
 // SetClusterID sets the id ClusterID answers (none: "", as brokers before 0.10.1).
@@ -65,7 +67,8 @@ var (
 // NewKafkaStore returns an empty cluster with Kafka's default offsets retention (7 days).
 func NewKafkaStore() *KafkaStore {
 	return &KafkaStore{topics: map[string]migrate.TopicInfo{}, groups: map[string]migrate.GroupState{},
-		retention: 7 * 24 * time.Hour, failKeys: map[migrate.Key]error{}}
+		retention: 7 * 24 * time.Hour, failKeys: map[migrate.Key]error{},
+		metadata: map[string]map[migrate.TopicPartition]string{}}
 }
 
 // AddTopic creates (or replaces) a topic whose partition i has log range ranges[i].
@@ -106,6 +109,14 @@ func (k *KafkaStore) setCommittedLocked(group string, tp migrate.TopicPartition,
 	}
 	g.Committed[tp] = offset
 	k.groups[group] = g
+	delete(k.metadata[group], tp)
+}
+
+// Metadata returns the metadata committed with a group's offset of tp ("" when none).
+func (k *KafkaStore) Metadata(group string, tp migrate.TopicPartition) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.metadata[group][tp]
 }
 
 // SetRetention sets what OffsetsRetention returns.
@@ -251,6 +262,12 @@ func (k *KafkaStore) Commit(ctx context.Context, group string, commits []migrate
 			ce.Err = k.failKeys[migrate.Key{Group: group, Topic: c.Topic, Partition: c.Partition}]
 		default:
 			k.setCommittedLocked(group, c.TopicPartition, c.Offset)
+			if c.Metadata != "" {
+				if k.metadata[group] == nil {
+					k.metadata[group] = map[migrate.TopicPartition]string{}
+				}
+				k.metadata[group][c.TopicPartition] = c.Metadata
+			}
 			k.commits = append(k.commits, CommitRecord{Group: group, Commit: c})
 		}
 		out = append(out, ce)
