@@ -136,4 +136,3 @@ func checkZnode(t *testing.T, l Legacy, group, topic string, p int32, want strin
 		t.Errorf("znode %s/%s/%d holds %q (exists %v), want %q", group, topic, p, got, ok, want)
 	}
 }
-

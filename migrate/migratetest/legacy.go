@@ -93,6 +93,7 @@ func (s *LegacyStore) DeleteOffset(group, topic string, partition int32) {
 		s.notify(group, false)
 	}
 }
+
 // SetOffset sets one valid offset of a group, creating the group if needed, with the znode
 // path the real layout has.
 func (s *LegacyStore) SetOffset(group, topic string, partition int32, offset int64) {
