@@ -5,32 +5,51 @@ import (
 	"time"
 )
 
-// LegacyStore is the legacy (ZooKeeper) offset store as the core needs it.
+// LegacyStore is the legacy (ZooKeeper) offset store as the core needs it. Its clauses are
+// checked, against the fakes and the real reader alike, by migrate/contract.TestLegacyStore.
 type LegacyStore interface {
-	// ListGroups returns the names of every group under /consumers, sorted.
+	// ListGroups returns the names of every group under /consumers, sorted: a group with
+	// nothing below it too. A store without /consumers has no groups (not an error).
 	ListGroups(ctx context.Context) ([]string, error)
 	// ReadGroups reads the given groups and calls emit once per group, in any order, as each
-	// completes. Reads of many groups are pipelined by the implementation. A problem with a
-	// single znode is reported in that LegacyOffset's Invalid field, never as an error; an
-	// error means the read as a whole failed and nothing partial should be trusted.
+	// completes: exactly once for each group asked and for no other. Reads of many groups are
+	// pipelined by the implementation. A problem with a single znode is reported in that
+	// LegacyOffset's Invalid field, never as an error; an error means the read as a whole
+	// failed and nothing partial should be trusted. An error of emit ends the read and is
+	// returned (wrapped). A group missing from the store (deleted since it was listed) is
+	// emitted empty, like a group with nothing below it; an offset znode deleted since it was
+	// listed is absent. Each group's Offsets are sorted by topic, partition, path, and its
+	// LiveConsumers sorted; the caller owns what it is given.
 	ReadGroups(ctx context.Context, groups []string, emit func(LegacyGroup) error) error
 }
 
-// KafkaState is the read side of Kafka as the core needs it.
+// KafkaState is the read side of Kafka as the core needs it. Its clauses are checked by
+// migrate/contract.TestKafkaState.
 type KafkaState interface {
 	// Topics describes the given topics: existence, partitions and their log start and end.
+	// Every topic asked is in the answer; one Kafka does not know has Exists false, and asking
+	// never creates it. A partition's LogStart is its first record kept, LogEnd the offset of
+	// the next record (the high watermark).
 	Topics(ctx context.Context, topics []string) (map[string]TopicInfo, error)
-	// Groups returns state, members and committed offsets of each given group.
+	// Groups returns state, members and committed offsets of each given group. Every group
+	// asked is in the answer: one the coordinator does not know has the zero GroupState. The
+	// caller owns the maps it is given.
 	Groups(ctx context.Context, groups []string) (map[string]GroupState, error)
 	// OffsetsRetention is the broker's offsets.retention.minutes as a duration.
 	OffsetsRetention(ctx context.Context) (time.Duration, error)
 }
 
 // OffsetCommitter writes offsets into Kafka's offset store through the group coordinator.
+// Its clauses are checked by migrate/contract.TestOffsetCommitter.
 type OffsetCommitter interface {
 	// Commit writes the offsets of one group as an admin commit (generation -1, no member).
-	// The returned slice has one CommitError per requested partition; error is for a failure
-	// of the whole group (coordinator unreachable after retries, context cancelled).
+	// The returned slice has one CommitError per requested partition, in request order; error
+	// is for a failure of the whole group (coordinator unreachable after retries, context
+	// cancelled: it wraps ctx's error). A written offset replaces the committed one, backwards
+	// too, with the Commit's Metadata. Per partition: an unknown topic or partition fails
+	// wrapping ErrPartitionMissing; a negative offset is refused (Kafka would read it as no
+	// commit); a group with members or rebalancing refuses every partition wrapping
+	// ErrGroupActive. A partition's failure leaves the others of the call written.
 	Commit(ctx context.Context, group string, commits []Commit) ([]CommitError, error)
 }
 
@@ -38,12 +57,14 @@ type OffsetCommitter interface {
 // groups' liveness registrations and the current value of the offset znodes it is about to
 // copy, read by their known paths without listing the offsets tree again. A LegacyStore that
 // also implements it lets copy re-check a batch at the cost of one read per planned write;
-// otherwise copy re-reads the batch's groups whole.
+// otherwise copy re-reads the batch's groups whole. Its clauses are checked by
+// migrate/contract.TestLegacyRechecker.
 type LegacyRechecker interface {
 	// RecheckGroups returns one LegacyGroup per request, in request order, with fresh
 	// LiveConsumers and a fresh read of each requested znode (Offset, Mtime, Invalid; Topic,
-	// Partition and Path as requested). A znode deleted since is absent. Errors are as for
-	// ReadGroups: the re-check as a whole failed.
+	// Partition and Path as requested), and of no other. A znode deleted since is absent; a
+	// group deleted since is returned empty; a request without offsets re-reads the liveness
+	// alone. Errors are as for ReadGroups: the re-check as a whole failed.
 	RecheckGroups(ctx context.Context, reqs []RecheckRequest) ([]LegacyGroup, error)
 }
 

@@ -48,8 +48,10 @@ type LegacyOffset struct {
 type LegacyGroup struct {
 	Group   string
 	Offsets []LegacyOffset
-	// LiveConsumers lists the registrations under /consumers/<g>/ids and /consumers/<g>/owners:
-	// legacy consumers never join the Kafka group, so this is the only sign they still run.
+	// LiveConsumers lists the registrations under /consumers/<g>/ids and /consumers/<g>/owners,
+	// sorted, as "ids/<id>", "owners/<topic>/<partition>=<owner data>", or "<path>: <why>" for
+	// one that could not be read (see Consumers). Legacy consumers never join the Kafka group,
+	// so this is the only sign they still run.
 	LiveConsumers []string
 }
 

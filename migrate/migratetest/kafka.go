@@ -118,6 +118,13 @@ func (k *KafkaStore) setCommittedLocked(group string, tp migrate.TopicPartition,
 	k.groups[group] = g
 }
 
+// Metadata returns the metadata committed with a group's offset of tp ("" when none).
+func (k *KafkaStore) Metadata(group string, tp migrate.TopicPartition) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.groups[group].Metadata[tp]
+}
+
 // SetRetention sets what OffsetsRetention returns.
 func (k *KafkaStore) SetRetention(d time.Duration) {
 	k.mu.Lock()

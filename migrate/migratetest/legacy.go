@@ -5,11 +5,13 @@
 package migratetest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
@@ -25,13 +27,22 @@ type LegacyStore struct {
 	rechecks int
 	// beforeAdvance runs at the start of each AdvanceOffsets call (see OnAdvance).
 	beforeAdvance func(group string)
+	// clock stamps the Mtime of each offset written, as ZooKeeper stamps a znode's: a fixed
+	// start, one millisecond per write, so runs are reproducible and mtimes never go back.
+	clock time.Time
+	// watchers get every change (watch.go).
+	watchers map[*watchRun]bool
 }
+
+// clockStart is the Mtime of the first offset a store writes.
+var clockStart = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 var _ migrate.LegacyStore = (*LegacyStore)(nil)
 
 // NewLegacyStore returns a store holding the given groups.
 func NewLegacyStore(groups ...migrate.LegacyGroup) *LegacyStore {
-	s := &LegacyStore{groups: map[string]migrate.LegacyGroup{}, readErr: map[string]error{}}
+	s := &LegacyStore{groups: map[string]migrate.LegacyGroup{}, readErr: map[string]error{}, clock: clockStart,
+		watchers: map[*watchRun]bool{}}
 	for _, g := range groups {
 		s.SetGroup(g)
 	}
@@ -41,31 +52,74 @@ func NewLegacyStore(groups ...migrate.LegacyGroup) *LegacyStore {
 // SetGroup adds or replaces a group.
 func (s *LegacyStore) SetGroup(g migrate.LegacyGroup) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	_, existed := s.groups[g.Group]
 	s.groups[g.Group] = cloneLegacy(g)
+	s.mu.Unlock()
+	s.notify(g.Group, !existed)
 }
 
 // DeleteGroup removes a group, as a recursive delete of /consumers/<group> does.
 func (s *LegacyStore) DeleteGroup(group string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	_, existed := s.groups[group]
 	delete(s.groups, group)
+	s.mu.Unlock()
+	if existed {
+		s.notify(group, true)
+	}
+}
+
+// PutOffset adds or replaces (by Path) one offset znode of a group, creating the group if
+// needed, as it is given: an Invalid or Note one too. An empty Path is the real layout's; a
+// zero Mtime is stamped as a write's.
+func (s *LegacyStore) PutOffset(group string, o migrate.LegacyOffset) {
+	s.mu.Lock()
+	_, existed := s.groups[group]
+	s.putLocked(group, o)
+	s.mu.Unlock()
+	s.notify(group, !existed)
+}
+
+// DeleteOffset removes one offset znode of a group (by topic and partition, valid or not).
+func (s *LegacyStore) DeleteOffset(group, topic string, partition int32) {
+	s.mu.Lock()
+	g, ok := s.groups[group]
+	if ok {
+		g.Offsets = slices.DeleteFunc(g.Offsets, func(o migrate.LegacyOffset) bool { return o.Topic == topic && o.Partition == partition })
+		s.groups[group] = g
+	}
+	s.mu.Unlock()
+	if ok {
+		s.notify(group, false)
+	}
 }
 
 // SetOffset sets one valid offset of a group, creating the group if needed, with the znode
 // path the real layout has.
 func (s *LegacyStore) SetOffset(group, topic string, partition int32, offset int64) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	_, existed := s.groups[group]
 	s.setOffset(group, topic, partition, offset)
+	s.mu.Unlock()
+	s.notify(group, !existed)
 }
 
-// setOffset is SetOffset with s.mu held.
+// setOffset is SetOffset with s.mu held (and no report to watchers).
 func (s *LegacyStore) setOffset(group, topic string, partition int32, offset int64) {
+	s.putLocked(group, migrate.LegacyOffset{Topic: topic, Partition: partition, Offset: offset})
+}
+
+// putLocked is PutOffset with s.mu held (and no report to watchers).
+func (s *LegacyStore) putLocked(group string, o migrate.LegacyOffset) {
 	g := s.groups[group]
 	g.Group = group
-	o := migrate.LegacyOffset{Topic: topic, Partition: partition, Offset: offset,
-		Path: fmt.Sprintf("/consumers/%s/offsets/%s/%d", group, topic, partition)}
+	if o.Path == "" {
+		o.Path = fmt.Sprintf("/consumers/%s/offsets/%s/%d", group, o.Topic, o.Partition)
+	}
+	if o.Mtime.IsZero() {
+		s.clock = s.clock.Add(time.Millisecond)
+		o.Mtime = s.clock
+	}
 	i := slices.IndexFunc(g.Offsets, func(x migrate.LegacyOffset) bool { return x.Path == o.Path })
 	if i >= 0 {
 		g.Offsets[i] = o
@@ -114,8 +168,8 @@ func (s *LegacyStore) ListGroups(ctx context.Context) ([]string, error) {
 }
 
 // ReadGroups emits the asked groups in reverse order of the request, so callers cannot come
-// to rely on the order. A group the store does not hold is an error wrapping
-// migrate.ErrGroupNotFound (it vanished between list and read).
+// to rely on the order. A group the store does not hold is emitted empty, as ZooKeeper's
+// reader does (it was deleted between list and read).
 func (s *LegacyStore) ReadGroups(ctx context.Context, groups []string, emit func(migrate.LegacyGroup) error) error {
 	s.mu.Lock()
 	s.reads++
@@ -127,8 +181,7 @@ func (s *LegacyStore) ReadGroups(ctx context.Context, groups []string, emit func
 		}
 		g, ok := s.groups[name]
 		if !ok {
-			s.mu.Unlock()
-			return fmt.Errorf("read group %q: %w", name, migrate.ErrGroupNotFound)
+			g = migrate.LegacyGroup{Group: name}
 		}
 		out = append(out, cloneLegacy(g))
 	}
@@ -144,9 +197,15 @@ func (s *LegacyStore) ReadGroups(ctx context.Context, groups []string, emit func
 	return nil
 }
 
+// cloneLegacy copies a group for a caller, in the order the real reader gives: offsets by
+// topic, partition, path; registrations sorted.
 func cloneLegacy(g migrate.LegacyGroup) migrate.LegacyGroup {
 	g.Offsets = slices.Clone(g.Offsets)
+	slices.SortStableFunc(g.Offsets, func(a, b migrate.LegacyOffset) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Path, b.Path))
+	})
 	g.LiveConsumers = slices.Clone(g.LiveConsumers)
+	slices.Sort(g.LiveConsumers)
 	return g
 }
 
@@ -175,7 +234,7 @@ func (s *LegacyStore) RecheckGroups(ctx context.Context, reqs []migrate.RecheckR
 				fresh.Offsets = append(fresh.Offsets, g.Offsets[i])
 			}
 		}
-		out = append(out, fresh)
+		out = append(out, cloneLegacy(fresh))
 	}
 	return out, nil
 }
@@ -190,11 +249,12 @@ func (s *LegacyStore) RecheckCalls() int {
 // SetLive sets the group's live legacy consumer registrations (nil: none left).
 func (s *LegacyStore) SetLive(group string, ids ...string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.groups[group]
+	g, existed := s.groups[group]
 	g.Group = group
 	g.LiveConsumers = slices.Clone(ids)
 	s.groups[group] = g
+	s.mu.Unlock()
+	s.notify(group, !existed)
 }
 
 // Offset returns a group's offset znode value, and whether it exists.
@@ -231,7 +291,13 @@ func (s *LegacyStore) AdvanceOffsets(ctx context.Context, group string, offsets 
 		hook(group)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	wrote := false
+	defer func() {
+		s.mu.Unlock()
+		if wrote {
+			s.notify(group, false)
+		}
+	}()
 	left := map[migrate.TopicPartition]string{}
 	if _, ok := s.groups[group]; !ok {
 		for tp := range offsets {
@@ -249,6 +315,7 @@ func (s *LegacyStore) AdvanceOffsets(ctx context.Context, group string, offsets 
 			left[tp] = fmt.Sprintf("zookeeper already at %d", g.Offsets[i].Offset)
 		default:
 			s.setOffset(group, tp.Topic, tp.Partition, off)
+			wrote = true
 		}
 	}
 	return left, nil

@@ -23,10 +23,10 @@ type loop struct {
 	relist bool // the list of groups changed: select again
 	armed  bool // every watch of the current selection is set
 
-	groups     []string
-	phase      map[string]Phase
-	kafka      map[string]migrate.GroupState // as last seen, to notice changes when polling
-	keptAlive  map[string]time.Time
+	groups    []string
+	phase     map[string]Phase
+	kafka     map[string]migrate.GroupState // as last seen, to notice changes when polling
+	keptAlive map[string]time.Time
 	// legacy is each group's usable ZooKeeper offsets as last read, to notice one that went
 	// backwards (Rewind).
 	legacy     map[string]map[migrate.TopicPartition]int64
