@@ -50,7 +50,9 @@ func benchCopy(b *testing.B, n int) {
 		}
 	})
 	legacy, kafka := openAdapters(b, f)
-	metadata := func(_ string, e migrate.Entry) string { return migrate.Provenance{Version: "bench", Mtime: e.Mtime}.String() }
+	metadata := func(_ string, e migrate.Entry) string {
+		return migrate.Provenance{Version: "bench", Mtime: e.Mtime}.String()
+	}
 	var naiveRate float64
 
 	b.Run("naive", func(b *testing.B) {

@@ -69,7 +69,9 @@ func benchMirror(b *testing.B, n int) {
 	}
 	obs := &syncCounter{wrote: map[string]time.Time{}}
 	m := &mirror.Mirror{Legacy: legacy, Watcher: w, Kafka: kafka, Committer: kafka, Observer: obs, Execute: true,
-		Metadata: func(_ string, mtime time.Time) string { return migrate.Provenance{Version: "bench", Mtime: mtime}.String() }}
+		Metadata: func(_ string, mtime time.Time) string {
+			return migrate.Provenance{Version: "bench", Mtime: mtime}.String()
+		}}
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() { done <- m.Run(ctx) }()
