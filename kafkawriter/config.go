@@ -1,7 +1,13 @@
-// Package kafkawriter is zk2kafka's Kafka adapter: it implements migrate.KafkaState and
-// migrate.OffsetCommitter with sarama. It batches every request the protocol allows to batch
-// (ListOffsets per leader, DescribeGroups per coordinator, OffsetCommit in chunks) and reports
-// errors per partition, never collapsed into one.
+// Package kafkawriter is zk2kafka's Kafka adapter, with sarama. Despite its name it mostly reads.
+//
+// Reads (migrate.KafkaState): topics and their log start and end (Metadata, ListOffsets per
+// leader), groups' state and members (DescribeGroups per coordinator), committed offsets and
+// their metadata (OffsetFetch), offsets.retention.minutes (DescribeConfigs), the cluster id.
+//
+// Writes (migrate.OffsetCommitter): admin offset commits (generation -1, no member) through each
+// group's coordinator, in chunks a record batch can hold; and topics, for tests and the demo.
+// Errors are reported per partition, never collapsed into one. Connecting (settings, security,
+// version negotiation, which errors are worth a retry) is internal/kafkaconn's.
 package kafkawriter
 
 import (

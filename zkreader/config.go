@@ -1,7 +1,13 @@
-// Package zkreader is the ZooKeeper adapter of zk2kafka: it reads the legacy consumer-offset
-// store (/consumers/<group>/offsets/<topic>/<partition>) and the legacy consumers' liveness
-// registrations through a small pool of pipelined connections, and implements
-// migrate.LegacyStore. It also has a small writer for seeding, tests and restore.
+// Package zkreader is the ZooKeeper adapter of zk2kafka. Despite its name it reads and writes.
+//
+// Reads: the legacy consumer-offset store (/consumers/<group>/offsets/<topic>/<partition>) and
+// the legacy consumers' liveness registrations (/consumers/<g>/ids, /owners), through a small
+// pool of pipelined connections, and watches them (migrate.LegacyStore, LegacyRechecker,
+// LegacyWatcher); /brokers/ids to find a ZooKeeper-mode cluster's brokers.
+//
+// Writes: offset znodes, only ever forward (migrate.LegacyOffsetWriter: dual-commit --reverse,
+// restore --to zk), verify's cutover marker /consumers/<g>/zk2kafka-migrated, dual-commit's
+// lease (an ephemeral znode under <chroot>/zk2kafka/dual-commit), and test fixtures.
 package zkreader
 
 import (
