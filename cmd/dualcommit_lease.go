@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
-	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 // dualLease is dual-commit's single-writer lease (zkreader.Lease).
 type dualLease interface {
-	mirror.Lease
+	migrate.WriteLease
 	// State says whether this instance writes now, and who holds the lease.
 	State() (held bool, holder string)
 	Close()
@@ -56,7 +55,7 @@ func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate
 	if held, holder := lease.State(); !held && !o.waitForLease {
 		lease.Close()
 		return nil, fmt.Errorf("dual-commit: %w: another instance on overlapping groups holds it: %s (--wait-for-lease=false)",
-			mirror.ErrLeaseNotHeld, holder)
+			migrate.ErrLeaseNotHeld, holder)
 	}
 	return lease, nil
 }

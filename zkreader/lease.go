@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zk2kafka/zk2kafka/migrate/mirror"
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // LeaseDir is the folder of dual-commit's lease znodes, below the chroot.
@@ -43,7 +43,7 @@ func (o LeaseOwner) overlaps(p LeaseOwner) bool {
 	return slices.ContainsFunc(o.Groups, func(g string) bool { return slices.Contains(p.Groups, g) })
 }
 
-// Lease is dual-commit's single-writer lease (a mirror.Lease) on the Watcher's own
+// Lease is dual-commit's single-writer lease (a migrate.WriteLease) on the Watcher's own
 // ZooKeeper session: an ephemeral sequential znode LeaseDir/lease-<seq>. An instance holds the
 // lease when no znode of a lower sequence belongs to an instance whose selection overlaps its
 // own; the others stand by, watching the folder, and re-evaluate on every change.
@@ -93,7 +93,7 @@ type Lease struct {
 	closed         bool
 }
 
-var _ mirror.Lease = (*Lease)(nil)
+var _ migrate.WriteLease = (*Lease)(nil)
 
 // leaseWindow is how long after the proof a write may run: half the granted session timeout.
 func leaseWindow(timeout time.Duration) time.Duration { return timeout / 2 }
@@ -166,14 +166,14 @@ func (l *Lease) Close() {
 	}
 }
 
-// Hold implements mirror.Lease.
+// Hold implements migrate.WriteLease.
 func (l *Lease) Hold(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
 	l.updateLocked(now)
 	if !l.writable {
-		return nil, nil, fmt.Errorf("%w: %s", mirror.ErrLeaseNotHeld, l.reasonLocked())
+		return nil, nil, fmt.Errorf("%w: %s", migrate.ErrLeaseNotHeld, l.reasonLocked())
 	}
 	deadline := l.proof.Add(leaseWindow(l.timeout()))
 	wctx, cancel := context.WithDeadlineCause(ctx, deadline, errLeaseDeadline)
@@ -183,7 +183,7 @@ func (l *Lease) Hold(ctx context.Context) (context.Context, context.CancelFunc, 
 
 var errLeaseDeadline = errors.New("dual-commit lease: the write ran to the latest moment the lease was surely held")
 
-// Gained implements mirror.Lease.
+// Gained implements migrate.WriteLease.
 func (l *Lease) Gained() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()

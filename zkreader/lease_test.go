@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zk2kafka/zk2kafka/migrate/mirror"
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // leaseWait bounds every wait for a lease to change hands: a hang guard, not a speed check.
@@ -70,7 +70,7 @@ func TestLeaseOverlapStandby(t *testing.T) {
 		}
 	}
 	_, _, err := b.Hold(context.Background())
-	if !errors.Is(err, mirror.ErrLeaseNotHeld) || !strings.Contains(err.Error(), "pid 101") {
+	if !errors.Is(err, migrate.ErrLeaseNotHeld) || !strings.Contains(err.Error(), "pid 101") {
 		t.Errorf("the standby's Hold: %v, want ErrLeaseNotHeld naming pid 101", err)
 	}
 	ctx, cancel, err := a.Hold(context.Background())
@@ -143,7 +143,7 @@ func TestLeaseNeedsAnsweredProbes(t *testing.T) {
 	a.proof = time.Now().Add(-timeout) // as after a pause longer than the session timeout
 	a.updateLocked(time.Now())
 	a.mu.Unlock()
-	if _, _, err := a.Hold(context.Background()); !errors.Is(err, mirror.ErrLeaseNotHeld) {
+	if _, _, err := a.Hold(context.Background()); !errors.Is(err, migrate.ErrLeaseNotHeld) {
 		t.Errorf("Hold with its last answer a session timeout old: %v, want ErrLeaseNotHeld", err)
 	}
 	waitHeld(t, a, true, "after the next answered probe")

@@ -2,27 +2,7 @@ package mirror
 
 import (
 	"context"
-	"errors"
 )
-
-// ErrLeaseNotHeld is wrapped by Lease.Hold when this instance must not write now: another
-// instance on overlapping groups holds the lease, or this one may have lost it (its ZooKeeper
-// session is disconnected for too long, or expired).
-var ErrLeaseNotHeld = errors.New("dual-commit write lease not held")
-
-// Lease is the single-writer lease of dual-commit: two instances on the same groups would
-// move Kafka offsets backwards (admin commits are not compare-and-set). Nothing can fence a
-// write already sent, so the lease gives each write a deadline instead: the earliest moment the
-// lease could pass to another instance.
-type Lease interface {
-	// Hold returns a context for one write, derived from ctx, that ends no later than the moment
-	// the lease could be lost (and at once when it is lost), and its cancel func. When this
-	// instance must not write now it returns an error wrapping ErrLeaseNotHeld, naming the
-	// holder when known.
-	Hold(ctx context.Context) (context.Context, context.CancelFunc, error)
-	// Gained returns a channel that is closed once Hold can succeed: at once when it can now.
-	Gained() <-chan struct{}
-}
 
 // leaseState is what a loop remembers about its lease.
 type leaseState struct {

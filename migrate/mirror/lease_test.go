@@ -10,7 +10,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
 
-// lease is a fake mirror.Lease the test grants and takes away by hand. Each context Hold
+// lease is a fake migrate.WriteLease the test grants and takes away by hand. Each context Hold
 // returns carries the number of that Hold, so a write can be traced to it.
 type lease struct {
 	mu     sync.Mutex
@@ -43,7 +43,7 @@ func (l *lease) Hold(ctx context.Context) (context.Context, context.CancelFunc, 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.held {
-		return nil, nil, fmt.Errorf("held by host other pid 7: %w", mirror.ErrLeaseNotHeld)
+		return nil, nil, fmt.Errorf("held by host other pid 7: %w", migrate.ErrLeaseNotHeld)
 	}
 	l.holds++
 	ctx, cancel := context.WithCancel(context.WithValue(ctx, holdKey{}, l.holds))

@@ -166,7 +166,7 @@ type Mirror struct {
 	Observer Observer
 	Limiter  RateLimiter // nil: no limit
 	// Lease, when set, is held for every write (lease.go); nil: no lease, every write goes.
-	Lease Lease
+	Lease migrate.WriteLease
 	// Metadata gives the provenance committed with a write to Kafka (nil: none); mtime is the
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string
