@@ -57,6 +57,19 @@ func (e *env) ensure(p string) {
 
 // deleteTree removes p and everything below it; a missing p is fine.
 func deleteTree(c *zk.Conn, p string) error {
+	// A running dual-commit --reverse creates a missing partition znode of a group that still
+	// exists: one can come back between the deletion of the children and of their parent, as it
+	// would for an operator deleting the group by hand. Walk again, as the operator would.
+	var err error
+	for range 5 {
+		if err = deleteTreeOnce(c, p); !errors.Is(err, zk.ErrNotEmpty) {
+			return err
+		}
+	}
+	return err
+}
+
+func deleteTreeOnce(c *zk.Conn, p string) error {
 	kids, _, err := c.Children(p)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
@@ -65,7 +78,7 @@ func deleteTree(c *zk.Conn, p string) error {
 		return fmt.Errorf("list %s: %w", p, err)
 	}
 	for _, k := range kids {
-		if err := deleteTree(c, p+"/"+k); err != nil {
+		if err := deleteTreeOnce(c, p+"/"+k); err != nil {
 			return err
 		}
 	}
