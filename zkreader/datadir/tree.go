@@ -76,17 +76,16 @@ func (t *tree) lookup(path string) *node {
 	}
 	rest := path[len(t.root):]
 	n := t.consumers
-	for rest != "" {
-		if rest[0] != '/' {
+	if rest == "" {
+		return n
+	}
+	if rest[0] != '/' {
+		return nil
+	}
+	for name := range strings.SplitSeq(rest[1:], "/") {
+		if n = n.children[name]; n == nil {
 			return nil
 		}
-		rest = rest[1:]
-		name, tail, _ := strings.Cut(rest, "/")
-		n = n.children[name]
-		if n == nil {
-			return nil
-		}
-		rest = tail
 	}
 	return n
 }
