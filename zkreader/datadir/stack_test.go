@@ -2,8 +2,8 @@ package datadir_test
 
 import (
 	"bufio"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -104,6 +104,30 @@ func testServer(t *testing.T, version, compression string) {
 		t.Errorf("after the owner's session closed, g0 still has live consumers %q", g.LiveConsumers)
 	}
 	secondOpinion(t, ctx, srv, cold, chroot, s)
+	if dir := os.Getenv("ZK2KAFKA_DATADIR_FIXTURES"); dir != "" {
+		writeFixture(t, cold, filepath.Join(dir, filepath.Base(t.Name())))
+	}
+}
+
+// writeFixture keeps a copy of a stopped server's version-2 folder for the unit tests
+// (testdata/<variant>), without the zeros that pad each log to its preallocated size: the
+// end of the file ends the records just as the zeros do.
+func writeFixture(t *testing.T, dataDir, dst string) {
+	t.Helper()
+	must(t, "fixture", os.RemoveAll(dst))
+	must(t, "fixture", os.MkdirAll(dst, 0o755))
+	src := filepath.Join(dataDir, "version-2")
+	ents, err := os.ReadDir(src)
+	must(t, "fixture", err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		must(t, "fixture", err)
+		if strings.HasPrefix(e.Name(), "log.") {
+			b = []byte(strings.TrimRight(string(b), "\x00"))
+			// A record ends in 'B' (0x42), never a zero: trimming stops there.
+		}
+		must(t, "fixture", os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
+	}
 }
 
 func startServer(t *testing.T, version, compression string) server {
@@ -119,7 +143,12 @@ func startServer(t *testing.T, version, compression string) server {
 	}
 	env := readEnvFile(t, strings.TrimSpace(string(out)))
 	srv := server{name: name, version: version, zk: env["ZK"], dataDir: env["DATA_DIR"], libs: env["LIBS"]}
-	t.Cleanup(func() { stopServer(t, srv) })
+	t.Cleanup(func() {
+		stopServer(t, srv)
+		if !t.Failed() { // a failed run keeps the server's log and data for a look
+			os.RemoveAll(filepath.Dir(srv.dataDir))
+		}
+	})
 	return srv
 }
 

@@ -26,6 +26,10 @@ type Config struct {
 	// Zxid, when not zero, stops the replay after the last transaction at or below it: the
 	// tree as it was at that zxid. Zero means up to the last complete transaction.
 	Zxid int64
+	// IgnoreRegistrations reports no group as having live consumers: the operator says the
+	// legacy consumers are stopped, whatever ids/owners registrations the copy holds (the
+	// ensemble is gone, so nobody could expire their sessions).
+	IgnoreRegistrations bool
 }
 
 // Info is what Open read: which snapshot, up to which transaction, and how old that is.
@@ -41,12 +45,16 @@ type Info struct {
 	LastTxn time.Time
 	// Warnings are what was read around: an invalid newer snapshot, a torn log tail.
 	Warnings []string
+	// Registrations counts the ids/ and owners/ registrations under /consumers: the
+	// consumers that were registered at Zxid.
+	Registrations int
 }
 
 // Store is the /consumers tree of a data directory at one zxid. It never changes once open.
 type Store struct {
-	t    *tree
-	info Info
+	t          *tree
+	info       Info
+	ignoreLive bool
 }
 
 var (
@@ -144,7 +152,13 @@ func load(fs files, snap dataFile, cfg Config) (*Store, error) {
 			snap.path, t.maxZxid, snap.zxid, t.maxZxid))
 		info.Zxid = t.maxZxid
 	}
-	return &Store{t: t, info: info}, nil
+	st := &Store{t: t, info: info, ignoreLive: cfg.IgnoreRegistrations}
+	if t.consumers != nil {
+		for _, g := range t.consumers.children {
+			st.info.Registrations += len(liveness(g))
+		}
+	}
+	return st, nil
 }
 
 // replay applies the transactions after the snapshot, in zxid order, up to cfg.Zxid or the
@@ -267,7 +281,7 @@ func (s *Store) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest
 		base := s.t.root + "/" + req.Group
 		prefix := base + "/offsets/"
 		gn := s.t.lookup(base)
-		lg := migrate.LegacyGroup{Group: req.Group, LiveConsumers: liveness(gn)}
+		lg := migrate.LegacyGroup{Group: req.Group, LiveConsumers: s.liveness(gn)}
 		for _, o := range req.Offsets {
 			topic, child, ok := strings.Cut(strings.TrimPrefix(o.Path, prefix), "/")
 			if !strings.HasPrefix(o.Path, prefix) || !ok || topic != o.Topic || strings.Contains(child, "/") {
@@ -289,7 +303,7 @@ func (s *Store) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest
 func (s *Store) group(name string) migrate.LegacyGroup {
 	base := s.t.root + "/" + name
 	gn := s.t.lookup(base)
-	lg := migrate.LegacyGroup{Group: name, LiveConsumers: liveness(gn)}
+	lg := migrate.LegacyGroup{Group: name, LiveConsumers: s.liveness(gn)}
 	if gn == nil {
 		return lg
 	}
@@ -335,6 +349,13 @@ func sortOffsets(offs []migrate.LegacyOffset) {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
+}
+
+func (s *Store) liveness(gn *node) []string {
+	if s.ignoreLive {
+		return nil
+	}
+	return liveness(gn)
 }
 
 // liveness lists a group's registrations as the live reader does: "ids/<id>" for each

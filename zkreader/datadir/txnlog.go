@@ -1,6 +1,7 @@
 package datadir
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/adler32"
@@ -137,23 +138,28 @@ func readRecord(j *juteReader) ([]byte, error) {
 	return body, nil
 }
 
-// tailIsZero reports whether the file holds only zeros after the start of the bad record at
-// rec (beyond its first 12 bytes, the checksum and length a torn write may have left). The
-// reader is positioned anywhere inside that record.
+// tailIsZero reports whether the file holds only zeros after the bad record that starts at
+// rec: what a write cut short leaves in a preallocated log. The record's own bytes, as far as
+// its length field reaches, may hold anything.
 func tailIsZero(j *juteReader, rec int64) bool {
 	f, ok := j.src.(*os.File)
 	if !ok {
 		return false
 	}
-	buf := make([]byte, 64<<10)
 	pos := rec + 12
+	var head [12]byte
+	if n, _ := f.ReadAt(head[:], rec); n == 12 {
+		if l := int32(binary.BigEndian.Uint32(head[8:])); l > 0 && l <= maxRecord {
+			pos += int64(l) + 1
+		}
+	}
+	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.ReadAt(buf, pos)
 		for _, b := range buf[:n] {
 			if b != 0 {
 				// Data after a bad record: a torn write leaves zeros behind it, so this is
-				// damage in the middle of the log, not its end. The torn record's own bytes
-				// may be non-zero: allow them only within its declared length.
+				// damage in the middle of the log, not its end.
 				return false
 			}
 		}
