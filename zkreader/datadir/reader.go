@@ -35,7 +35,7 @@ type juteReader struct {
 }
 
 func newJuteReader(file, where string, src io.Reader, checksum bool) *juteReader {
-	j := &juteReader{file: file, where: where, src: src, buf: make([]byte, 256<<10)}
+	j := &juteReader{file: file, where: where, src: src, buf: make([]byte, 64<<10)}
 	if checksum {
 		j.sum = adler32.New()
 	}
@@ -62,29 +62,28 @@ func (j *juteReader) truncated(off int64, what string) error {
 }
 
 // fill makes at least n bytes available in buf[r:w], or reports false at the end of the stream.
+// The buffer grows with the data that actually arrives, not with n: a corrupt length claiming
+// hundreds of MiB in a small file costs no more than the file.
 func (j *juteReader) fill(n int) bool {
 	if j.w-j.r >= n {
 		return true
 	}
-	if n > len(j.buf) {
-		if n > maxRecord+64 {
-			return false
-		}
-		nb := make([]byte, max(n, 2*len(j.buf)))
-		j.hash()
-		copy(nb, j.buf[j.r:j.w])
-		j.base += int64(j.r)
-		j.w -= j.r
-		j.r, j.hashed = 0, 0
-		j.buf = nb
-	} else if j.r > 0 {
+	if n > maxRecord+64 {
+		return false
+	}
+	if j.r > 0 {
 		j.hash()
 		copy(j.buf, j.buf[j.r:j.w])
 		j.base += int64(j.r)
 		j.w -= j.r
 		j.r, j.hashed = 0, 0
 	}
-	for j.w-j.r < n && !j.eof {
+	for j.w < n && !j.eof {
+		if j.w == len(j.buf) {
+			nb := make([]byte, min(2*len(j.buf), max(n, len(j.buf)+1)))
+			copy(nb, j.buf[:j.w])
+			j.buf = nb
+		}
 		m, err := j.src.Read(j.buf[j.w:])
 		j.w += m
 		if err != nil {

@@ -102,8 +102,13 @@ func (s *snappyJavaReader) Read(p []byte) (int, error) {
 			}
 			return 0, err
 		}
+		// Snappy expands at most a few dozen times (a 3-byte copy writes up to 64 bytes): a
+		// larger claim is a corrupt header, not a reason to allocate it.
 		dl, err := snappy.DecodedLen(s.comp)
-		if err != nil || dl > maxRecord {
+		if err == nil && dl > 32*len(s.comp)+64 {
+			err = fmt.Errorf("it claims %d bytes from %d", dl, len(s.comp))
+		}
+		if err != nil {
 			return 0, s.err(off+4, "bad block: %v", err)
 		}
 		if cap(s.out) < dl {

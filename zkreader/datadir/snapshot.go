@@ -31,20 +31,28 @@ func openSnapshot(path string) (*juteReader, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	name := path
+	j, err := snapshotReader(path, f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return j, f, nil
+}
+
+// snapshotReader decodes the snapshot file named name from r, by its name's suffix.
+func snapshotReader(name string, r io.Reader) (*juteReader, error) {
 	switch {
-	case strings.HasSuffix(path, ".gz"):
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 256<<10))
+	case strings.HasSuffix(name, ".gz"):
+		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 256<<10))
 		if err != nil {
-			f.Close()
-			return nil, nil, &FormatError{File: name, Offset: 0, Reason: "not a gzip file: " + err.Error()}
+			return nil, &FormatError{File: name, Offset: 0, Reason: "not a gzip file: " + err.Error()}
 		}
 		zr.Multistream(false)
-		return newJuteReader(name, " of the decompressed stream", zr, true), f, nil
-	case strings.HasSuffix(path, ".snappy"):
-		return newJuteReader(name, " of the decompressed stream", newSnappyJavaReader(name, bufio.NewReaderSize(f, 256<<10)), true), f, nil
+		return newJuteReader(name, " of the decompressed stream", zr, true), nil
+	case strings.HasSuffix(name, ".snappy"):
+		return newJuteReader(name, " of the decompressed stream", newSnappyJavaReader(name, bufio.NewReaderSize(r, 256<<10)), true), nil
 	default:
-		return newJuteReader(name, "", f, true), f, nil
+		return newJuteReader(name, "", r, true), nil
 	}
 }
 
@@ -59,6 +67,11 @@ func loadSnapshot(path string, t *tree) (snapInfo, error) {
 		return snapInfo{}, err
 	}
 	defer c.Close()
+	return parseSnapshot(j, t)
+}
+
+// parseSnapshot reads a whole snapshot stream into t.
+func parseSnapshot(j *juteReader, t *tree) (snapInfo, error) {
 	var info snapInfo
 	off := j.offset()
 	magic, err := j.readInt("the file header")

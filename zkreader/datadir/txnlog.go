@@ -58,6 +58,17 @@ func readLog(path string, apply func(h txnHeader, body []byte, off int64) (stop 
 		return end, false, err
 	}
 	defer f.Close()
+	return readLogFrom(path, f, apply)
+}
+
+// logFile is what readLogFrom reads: an *os.File, or bytes in the tests.
+type logFile interface {
+	io.Reader
+	io.ReaderAt
+}
+
+// readLogFrom is readLog over an open file named path.
+func readLogFrom(path string, f logFile, apply func(h txnHeader, body []byte, off int64) (stop bool, err error)) (end logEnd, stopped bool, err error) {
 	j := newJuteReader(path, "", f, false)
 	off := j.offset()
 	magic, err := j.readInt("the file header")
@@ -80,7 +91,7 @@ func readLog(path string, apply func(h txnHeader, body []byte, off int64) (stop 
 			return end, false, nil // the zero length that starts the preallocated tail, or EOF
 		}
 		if bad != nil {
-			if tailIsZero(j, rec) {
+			if tailIsZero(f, rec) {
 				return logEnd{torn: true, offset: rec, reason: bad.Error()}, false, nil
 			}
 			return end, false, bad
@@ -141,11 +152,7 @@ func readRecord(j *juteReader) ([]byte, error) {
 // tailIsZero reports whether the file holds only zeros after the bad record that starts at
 // rec: what a write cut short leaves in a preallocated log. The record's own bytes, as far as
 // its length field reaches, may hold anything.
-func tailIsZero(j *juteReader, rec int64) bool {
-	f, ok := j.src.(*os.File)
-	if !ok {
-		return false
-	}
+func tailIsZero(f io.ReaderAt, rec int64) bool {
 	pos := rec + 12
 	var head [12]byte
 	if n, _ := f.ReadAt(head[:], rec); n == 12 {
