@@ -71,15 +71,15 @@ func TestFixtures(t *testing.T) {
 				note        bool
 				absent      bool
 			}{
-				{group: "g0", path: "/offsets/t0/0", offset: 30000},          // the last of three updates
-				{group: "g4", path: "/offsets/t0/3", offset: 30043},          // likewise
-				{group: "g4", path: "/offsets/t2/1", offset: 4201},           // created, never updated
-				{group: "g6", path: "/offsets/t0/0", offset: 66},             // a committed multi's setData
-				{group: "g6", path: "/offsets/t9/0", offset: 5},              // and its creates
-				{group: "g6", path: "/offsets/t0/1", offset: 30061},          // a failed multi changes nothing
-				{group: "g6", path: "/offsets/t2/3", absent: true},           // the committed multi's delete
-				{group: "g1", path: "/offsets/t2/3", absent: true},           // a delete
-				{group: "g2", path: "/offsets/t1/0", absent: true},           // a deleted topic
+				{group: "g0", path: "/offsets/t0/0", offset: 30000}, // the last of three updates
+				{group: "g4", path: "/offsets/t0/3", offset: 30043}, // likewise
+				{group: "g4", path: "/offsets/t2/1", offset: 4201},  // created, never updated
+				{group: "g6", path: "/offsets/t0/0", offset: 66},    // a committed multi's setData
+				{group: "g6", path: "/offsets/t9/0", offset: 5},     // and its creates
+				{group: "g6", path: "/offsets/t0/1", offset: 30061}, // a failed multi changes nothing
+				{group: "g6", path: "/offsets/t2/3", absent: true},  // the committed multi's delete
+				{group: "g1", path: "/offsets/t2/3", absent: true},  // a delete
+				{group: "g2", path: "/offsets/t1/0", absent: true},  // a deleted topic
 				{group: "g5", path: "/offsets/t0/07", invalid: "leading zero"},
 				{group: "g5", path: "/offsets/t0/1", invalid: "sentinel"},
 				{group: "g5", path: "/offsets/t0/2", offset: 42, note: true},

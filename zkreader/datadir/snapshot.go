@@ -134,6 +134,7 @@ func parseSnapshot(j *juteReader, t *tree) (snapInfo, error) {
 // loadNodes reads (path, DataNode) pairs until the path "/" that ends them (the root itself is
 // stored under ""). A DataNode is its data buffer, its ACL cache id and its StatPersisted.
 func loadNodes(j *juteReader, t *tree, info *snapInfo) error {
+	var scratch []byte
 	for {
 		off := j.offset()
 		p, err := j.readBuffer("a znode path")
@@ -145,10 +146,15 @@ func loadNodes(j *juteReader, t *tree, info *snapInfo) error {
 		}
 		rel := t.classify(p)
 		var path string
-		if rel != irrelevant {
-			path = string(p) // p aliases the reader's buffer
+		switch rel {
+		case kept:
+			// p aliases the reader's buffer, which the next read may move: a copy into scratch
+			// space, and a string only for what is stored (an ephemeral's path, for errors).
+			scratch = append(scratch[:0], p...)
+		case isChroot, isParent:
+			path = string(p)
 		}
-		data, err := j.readBuffer("the data of " + quotePath(rel, path))
+		data, err := j.readBuffer("the data of a znode")
 		if err != nil {
 			return err
 		}
@@ -157,31 +163,28 @@ func loadNodes(j *juteReader, t *tree, info *snapInfo) error {
 			keptData = string(data) // data aliases the reader's buffer
 		}
 		var st [9]int64 // czxid mzxid ctime mtime (version cversion aversion) owner pzxid
-		if _, err := j.readLong("the ACL id of " + path); err != nil {
+		if _, err := j.readLong("the ACL id of a znode"); err != nil {
 			return err
 		}
 		for i, w := range statFields {
 			if w == 4 {
-				v, err := j.readInt("the stat of " + path)
+				v, err := j.readInt("the stat of a znode")
 				st[i] = int64(v)
 				if err != nil {
 					return err
 				}
 				continue
 			}
-			if st[i], err = j.readLong("the stat of " + path); err != nil {
+			if st[i], err = j.readLong("the stat of a znode"); err != nil {
 				return err
 			}
 		}
 		czxid, mzxid, mtime, owner, pzxid := st[0], st[1], st[3], st[7], st[8]
 		switch rel {
 		case kept:
-			if path != t.root {
-				if parent, _ := t.parentOf(path); parent == nil {
-					return j.corrupt(off, "znode %s comes before its parent", path)
-				}
+			if err := t.createFromSnapshot(scratch, keptData, mtime, owner); err != nil {
+				return j.corrupt(off, "%v", err)
 			}
-			t.create(path, keptData, mtime, owner)
 			info.newestMtime = max(info.newestMtime, mtime)
 			t.maxZxid = max(t.maxZxid, czxid, mzxid, pzxid)
 		case isChroot:
@@ -198,14 +201,6 @@ func loadNodes(j *juteReader, t *tree, info *snapInfo) error {
 // statFields is the width of each StatPersisted field: czxid, mzxid, ctime, mtime, version,
 // cversion, aversion, ephemeralOwner, pzxid.
 var statFields = [9]int{8, 8, 8, 8, 4, 4, 4, 8, 8}
-
-// quotePath names a znode in an error without allocating for the znodes that are dropped.
-func quotePath(rel relevance, path string) string {
-	if rel != irrelevant {
-		return path
-	}
-	return "a znode"
-}
 
 // checkSeal reads one seal (SnapStream.sealStream): the Adler32 of everything before it as a
 // long, then the string "/".

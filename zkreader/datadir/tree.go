@@ -1,6 +1,10 @@
 package datadir
 
-import "strings"
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
 
 // tree is the part of the ZooKeeper data tree zk2kafka reads: <chroot>/consumers and all
 // below it. Every other znode of the snapshot and the logs is decoded and dropped, so memory
@@ -21,6 +25,10 @@ type tree struct {
 	// /consumers) as the snapshot stored it: a snapshot is fuzzy, and one that holds changes
 	// beyond the last transaction replayed does not show the tree at any one zxid.
 	maxZxid int64
+	// names interns child names: a name cut from its path would keep the whole path alive
+	// (64 bytes for a 2-byte partition number), and the same few partition numbers and topic
+	// names recur in every group.
+	names map[string]string
 }
 
 // node is one kept znode. Children are by name; a leaf has none allocated.
@@ -33,7 +41,7 @@ type node struct {
 
 func newTree(chroot string) *tree {
 	return &tree{chroot: chroot, root: chroot + "/consumers", chrootExists: chroot == "",
-		ephemerals: map[int64]map[string]struct{}{}}
+		ephemerals: map[int64]map[string]struct{}{}, names: map[string]string{}}
 }
 
 // parentOfRoot is the path whose children change when /consumers is created or deleted.
@@ -90,6 +98,37 @@ func (t *tree) lookup(path string) *node {
 	return n
 }
 
+// lookupBytes is lookup for a path held in bytes: map lookups by string(b) do not allocate,
+// which keeps the snapshot load from making a string of every kept path.
+func (t *tree) lookupBytes(path []byte) *node {
+	if t.consumers == nil || len(path) < len(t.root) || string(path[:len(t.root)]) != t.root {
+		return nil
+	}
+	rest := path[len(t.root):]
+	n := t.consumers
+	if len(rest) == 0 {
+		return n
+	}
+	if rest[0] != '/' {
+		return nil
+	}
+	rest = rest[1:]
+	for {
+		i := bytes.IndexByte(rest, '/')
+		name := rest
+		if i >= 0 {
+			name = rest[:i]
+		}
+		if n = n.children[string(name)]; n == nil {
+			return nil
+		}
+		if i < 0 {
+			return n
+		}
+		rest = rest[i+1:]
+	}
+}
+
 // parentOf splits a kept path below the root into its parent znode (nil when absent) and name.
 func (t *tree) parentOf(path string) (*node, string) {
 	i := strings.LastIndexByte(path, '/')
@@ -116,7 +155,12 @@ func (t *tree) create(path string, data string, mtime, owner int64) {
 	if parent.children == nil {
 		parent.children = map[string]*node{}
 	}
-	parent.children[name] = &node{data: data, mtime: mtime, owner: owner}
+	interned, ok := t.names[name]
+	if !ok {
+		interned = strings.Clone(name)
+		t.names[interned] = interned
+	}
+	parent.children[interned] = &node{data: data, mtime: mtime, owner: owner}
 	if owner != 0 {
 		s := t.ephemerals[owner]
 		if s == nil {
@@ -125,6 +169,39 @@ func (t *tree) create(path string, data string, mtime, owner int64) {
 		}
 		s[path] = struct{}{}
 	}
+}
+
+// createFromSnapshot adds a znode read from a snapshot, whose parent must already be there
+// (DataTree.serialize writes the tree in pre-order). Only an ephemeral's path is kept as a
+// string: the index of closeSession needs it.
+func (t *tree) createFromSnapshot(path []byte, data string, mtime, owner int64) error {
+	if len(path) == len(t.root) {
+		t.create(t.root, data, mtime, owner)
+		return nil
+	}
+	i := bytes.LastIndexByte(path, '/')
+	parent := t.lookupBytes(path[:i])
+	if parent == nil {
+		return fmt.Errorf("znode %s comes before its parent", path)
+	}
+	if owner != 0 {
+		t.create(string(path), data, mtime, owner)
+		return nil
+	}
+	name := path[i+1:]
+	if _, ok := parent.children[string(name)]; ok {
+		return nil
+	}
+	if parent.children == nil {
+		parent.children = map[string]*node{}
+	}
+	interned, ok := t.names[string(name)]
+	if !ok {
+		interned = string(name)
+		t.names[interned] = interned
+	}
+	parent.children[interned] = &node{data: data, mtime: mtime}
+	return nil
 }
 
 // delete removes a kept znode and everything below it (the server deletes only leaves; a
