@@ -22,6 +22,9 @@ func clusterIdentity(ctx context.Context, g *globalOptions, kafka kafkaStore) (*
 		id.ZooKeeper = slices.Compact(slices.Sorted(slices.Values(hosts)))
 		id.Chroot = chroot
 	}
+	if g.zkData.path != "" {
+		id.Chroot = g.zkData.chroot // the servers are gone or out of reach: only the chroot is known
+	}
 	if k, ok := kafka.(clusterIDer); ok {
 		var err error
 		if id.KafkaClusterID, err = k.ClusterID(ctx); err != nil {

@@ -29,7 +29,7 @@ const envPrefix = "ZK2KAFKA"
 // --allow-empty lifts the refusal of a selection that matches nothing: from a shared file or a
 // CI variable it would turn every gate green on nothing again.
 var commandLineOnly = map[string]bool{"execute": true, "dry-run": true, "force": true, "replan": true, "mark": true,
-	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true}
+	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true, "legacy-stopped": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
@@ -132,6 +132,7 @@ type globalOptions struct {
 	zkAuthFile       string
 	zkConnections    int
 	zkInFlight       int
+	zkData           dataDirOptions // --zk-data-dir and its companions (datadir.go)
 	kafkaBootstrap   string
 	clientID         string
 	kafkaVersion     string
@@ -152,6 +153,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
 	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
 	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
+	g.zkData.addFlags(root)
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
@@ -211,8 +213,11 @@ func (g *globalOptions) setup(d *deps) error {
 
 // needZK and needKafka give one clear line when a connection setting is missing.
 func (g *globalOptions) needZK() error {
+	if err := g.zkData.check(g.zkServers); err != nil || g.zkData.path != "" {
+		return err
+	}
 	if g.zkServers == "" {
-		return errors.New("no ZooKeeper servers: pass --zk host:port[/chroot], set ZK2KAFKA_ZK, or put zk: in --config")
+		return errors.New("no ZooKeeper servers: pass --zk host:port[/chroot] (or --zk-data-dir PATH to read a copy of its data directory), set ZK2KAFKA_ZK, or put zk: in --config")
 	}
 	return nil
 }

@@ -118,11 +118,15 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
+	if err := g.zkData.checkCopy(); err != nil {
+		return err
+	}
 	legacy, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
 	defer closeStores()
+	copyingFromDataDir(d, legacy)
 	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
 	// before the first write.
 	bar := newProgress(d, true)

@@ -36,6 +36,9 @@ func (realStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (mi
 	if err := g.needZK(); err != nil {
 		return nil, nil, err
 	}
+	if g.zkData.path != "" {
+		return openDataDir(ctx, g, d)
+	}
 	r, err := zkreader.Open(ctx, zkreader.Config{
 		Servers:        g.zkServers,
 		SessionTimeout: g.zkSessionTimeout,

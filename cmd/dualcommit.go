@@ -90,6 +90,9 @@ written: the log shows what would be mirrored.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if g.zkData.path != "" {
+				return errDataDirDualCommit
+			}
 			return runDualCommit(c.Context(), d, g, o)
 		},
 	}

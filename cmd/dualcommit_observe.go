@@ -21,6 +21,9 @@ func (realStores) OpenWatcher(ctx context.Context, g *globalOptions, d *deps) (m
 	if err := g.needZK(); err != nil {
 		return nil, nil, err
 	}
+	if g.zkData.path != "" {
+		return nil, nil, errDataDirDualCommit
+	}
 	w, err := zkreader.OpenWatcher(ctx, zkreader.Config{
 		Servers: g.zkServers, SessionTimeout: g.zkSessionTimeout, InFlight: g.zkInFlight, Auth: g.zkAuth, Logger: d.logger,
 	})

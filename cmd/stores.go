@@ -2,10 +2,12 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader/datadir"
 )
 
 // legacyWriter is the write side of the legacy store (zkreader.Reader implements it): restore
@@ -21,6 +23,9 @@ type legacyWriter interface {
 // asLegacyWriter returns the write side of an opened legacy store.
 func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
 	w, ok := l.(legacyWriter)
+	if _, dd := l.(*datadir.Store); dd {
+		return nil, errors.New("--zk-data-dir is read-only: writing to ZooKeeper needs --zk and a running ensemble")
+	}
 	if !ok {
 		return nil, fmt.Errorf("the legacy store %T cannot write to ZooKeeper", l)
 	}

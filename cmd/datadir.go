@@ -1,0 +1,115 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/zkreader/datadir"
+)
+
+// dataDirOptions are the flags of the legacy store over a copy of ZooKeeper's data directory
+// (package zkreader/datadir): CI dry runs from a backup, and rescue after the ensemble is gone.
+type dataDirOptions struct {
+	path          string
+	chroot        string
+	zxid          string
+	legacyStopped bool
+}
+
+func (o *dataDirOptions) addFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&o.path, "zk-data-dir", "", "read the legacy offsets from a copy of ZooKeeper's data directory (its dataDir, the version-2 folder, or one snapshot file) instead of --zk")
+	f.StringVar(&o.chroot, "zk-chroot", "", "with --zk-data-dir: the chroot the legacy consumers used (the /chroot part of their connect string)")
+	f.StringVar(&o.zxid, "zk-zxid", "", "with --zk-data-dir: read the tree as it was at this zxid (decimal or 0x hex) instead of at the last complete transaction")
+	f.BoolVar(&o.legacyStopped, "legacy-stopped", false, "with --zk-data-dir: the legacy consumers are stopped; their ids/owners registrations in the copy do not gate groups (copy requires it)")
+}
+
+// check refuses --zk-data-dir with --zk, and its companions without it.
+func (o *dataDirOptions) check(servers string) error {
+	if o.path == "" {
+		for name, set := range map[string]bool{"zk-chroot": o.chroot != "", "zk-zxid": o.zxid != "", "legacy-stopped": o.legacyStopped} {
+			if set {
+				return fmt.Errorf("--%s applies only with --zk-data-dir", name)
+			}
+		}
+		return nil
+	}
+	if servers != "" {
+		return fmt.Errorf("--zk-data-dir and --zk (%s) are exclusive: the offsets come from one legacy store (unset ZK2KAFKA_ZK or zk: in --config to read the data directory)", servers)
+	}
+	return nil
+}
+
+// checkCopy is copy's extra condition on a data directory: the legacy consumers cannot be seen
+// running (no live sessions), so the operator must say they are stopped.
+func (o *dataDirOptions) checkCopy() error {
+	if o.path != "" && !o.legacyStopped {
+		return errors.New("copy from --zk-data-dir needs --legacy-stopped: a data directory has no live sessions, so zk2kafka cannot see " +
+			"whether the legacy consumers still run; stop them, then say so with --legacy-stopped (nothing was written)")
+	}
+	return nil
+}
+
+// errDataDirDualCommit is dual-commit's refusal: it follows a live ensemble's changes.
+var errDataDirDualCommit = errors.New("dual-commit mirrors a running ZooKeeper and watches it for changes: a data directory (--zk-data-dir) " +
+	"never changes; use --zk with the live ensemble, or migrate copy --zk-data-dir --legacy-stopped for a one-time copy")
+
+// openDataDir opens the data-directory store and says on stderr what it read.
+func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyStore, func(), error) {
+	o := &g.zkData
+	var zxid int64
+	if o.zxid != "" {
+		v, err := strconv.ParseInt(strings.TrimSpace(o.zxid), 0, 64)
+		if err != nil || v <= 0 {
+			return nil, nil, fmt.Errorf("--zk-zxid: %q is not a positive zxid (decimal or 0x hex)", o.zxid)
+		}
+		zxid = v
+	}
+	s, err := datadir.Open(ctx, datadir.Config{Path: o.path, Chroot: o.chroot, Zxid: zxid, IgnoreRegistrations: o.legacyStopped})
+	if err != nil {
+		return nil, nil, fmt.Errorf("zookeeper data directory: %w; nothing was read or written", err)
+	}
+	info := s.Info()
+	for _, w := range info.Warnings {
+		d.logger.Warn("zookeeper data directory: " + w)
+	}
+	fmt.Fprintf(d.stderr, "zk2kafka: read %s\n", describeDataDir(info, time.Now()))
+	if info.Registrations > 0 {
+		if o.legacyStopped {
+			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are ignored: --legacy-stopped\n", info.Registrations)
+		} else {
+			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are shown as live: they were registered at zxid %#x; "+
+				"--legacy-stopped says they are stopped\n", info.Registrations, info.Zxid)
+		}
+	}
+	return s, s.Close, nil
+}
+
+// describeDataDir is the one line that says what a data directory read gave: which snapshot,
+// how far the logs went, and how old the newest change is (the age of the offsets).
+func describeDataDir(info datadir.Info, now time.Time) string {
+	s := fmt.Sprintf("zookeeper data directory %s: snapshot %s, %d log(s) replayed, at zxid %#x", info.Dir, info.Snapshot, len(info.Logs), info.Zxid)
+	if !info.LastTxn.IsZero() {
+		s += fmt.Sprintf("; last transaction %s (%s ago)", info.LastTxn.Format(time.RFC3339), now.Sub(info.LastTxn).Round(time.Second))
+	}
+	return s
+}
+
+// copyingFromDataDir says, before copy writes anything, how old the offsets it writes are.
+func copyingFromDataDir(d *deps, legacy migrate.LegacyStore) {
+	if s, ok := legacy.(*datadir.Store); ok {
+		info := s.Info()
+		age := "unknown"
+		if !info.LastTxn.IsZero() {
+			age = time.Since(info.LastTxn).Round(time.Second).String()
+		}
+		fmt.Fprintf(d.stderr, "zk2kafka: copy writes the offsets of a ZooKeeper data directory at zxid %#x: they are %s old\n", info.Zxid, age)
+	}
+}
