@@ -110,7 +110,7 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 			back[i] = fmt.Sprintf("%s %d -> %d", r.TopicPartition, r.From, r.To)
 		}
 		// Flagged, not blocked: a deliberate reset looks the same as a client that rewound by
-		// mistake (kafka-node 2.x did at a partition's end); Kafka is not moved back with it.
+		// mistake (kafka-node 2.6.1 does against Kafka 3.x); Kafka is not moved back with it.
 		o.log.Warn("ZooKeeper offsets went backwards since the previous read: check the legacy client", "group", s.Group,
 			"partitions", len(back), "offsets", limit(back, maxLogged))
 	}

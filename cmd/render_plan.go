@@ -52,7 +52,7 @@ func writeSummary(w io.Writer, p migrate.Plan, s migrate.Summary, gated []string
 	}
 	if s.Suspect > 0 {
 		fmt.Fprintf(&b, "Suspect: %s ZooKeeper offset(s) written within %s of the plan yet more than half the log behind its end: "+
-			"flagged, not blocked (a client that rewound, as kafka-node 2.x did at a partition's end, or one re-reading on purpose; "+
+			"flagged, not blocked (a client that rewound, as kafka-node 2.6.1 does against Kafka 3.x, or one re-reading on purpose; "+
 			"-o json names them under \"suspect\").\n", thousands(int64(s.Suspect)), humanDuration(migrate.SuspectWindow))
 	}
 	fmt.Fprintf(&b, "Policy: --on-conflict=%s --out-of-range=%s --offset-adjust=%d.\n",

@@ -299,3 +299,49 @@ func saramaOffsetManager(t *testing.T, e *env, topic, group string, k int) {
 		t.Errorf("commit %s/0: %v", topic, err)
 	}
 }
+
+// TestKafkaNodeRewindIsFlagged keeps the kafka-node 2.6.1 fault of docs/legacy-clients.md as a
+// test of what zk2kafka does with it: against a Kafka 3.x broker, a fetch holding more than one
+// record batch makes 2.6.1 deliver the log, then its first records again, and commit the rewound
+// position. The offset it leaves is a valid number far below the log end, just written: plan must
+// flag it as suspect (and still decide it by the policy, not block it).
+func TestKafkaNodeRewindIsFlagged(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if e.st.Profile != "zk" {
+		t.Skipf("legacy clients need a ZooKeeper-mode broker (the zk profile); the stack is %s", e.st.Profile)
+	}
+	const k, n = 7, 400 // k records when the client runs (as in docs/legacy-clients.md), n once it stopped
+	topic := e.topic(0)
+	e.produce(topic, 0, 1) // two produce requests: two record batches
+	e.produce(topic, 1, k)
+	g := e.group()
+	znode := fmt.Sprintf("%s/consumers/%s", brokerChroot, g)
+	t.Cleanup(func() {
+		if err := deleteTree(e.raw, znode); err != nil {
+			t.Errorf("delete %s: %v", znode, err)
+		}
+	})
+	dir := installLegacyClient(t, "kafka-node-2.6.1")
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	zkURL := e.st.ZK + brokerChroot
+	out, err := kafkaNode(ctx, dir, zkURL, e.st.Kafka, topic, g, k).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kafka-node 2.6.1: %v\n%s", err, out)
+	}
+	stored := readLegacyOffset(t, e, fmt.Sprintf("%s/offsets/%s/0", znode, topic))
+	if stored >= k {
+		t.Fatalf("kafka-node 2.6.1 stored %d after consuming %d records in two batches: the rewind this test is about "+
+			"did not happen (docs/legacy-clients.md describes it)\n%s", stored, k, out)
+	}
+	waitNoLegacyMembers(t, e, znode+"/ids")
+	e.produce(topic, k, n) // the topic goes on: the rewound offset falls far behind its end
+	doc := decodeJSON[planDoc](t, e.cliAt(zkURL, "migrate", "plan", "--group", g, "-o", "json"))
+	es := doc.groupPlan(t, g).Entries
+	if len(es) != 1 || es[0].Suspect == "" || es[0].Action != migrate.ActionWrite || doc.Summary.Suspect != 1 {
+		t.Fatalf("kafka-node 2.6.1 stored %d of a %d-record log: plan entries %+v, summary %+v; want it flagged suspect, action write",
+			stored, n, es, doc.Summary)
+	}
+	t.Logf("kafka-node 2.6.1 stored %d; plan: %s", stored, es[0].Suspect)
+}

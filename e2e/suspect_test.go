@@ -8,7 +8,7 @@ import (
 )
 
 // TestPlanFlagsSuspectOffsets: on the real stores, a znode just written far below its log end
-// (what kafka-node 2.x left when it rewound at a partition's end) is flagged in the plan, with
+// (what kafka-node 2.6.1 leaves when it rewinds: TestKafkaNodeRewindIsFlagged) is flagged in the plan, with
 // the action the policy decided; one near the end is not. The table says how many.
 func TestPlanFlagsSuspectOffsets(t *testing.T) {
 	t.Parallel()

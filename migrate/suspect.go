@@ -7,10 +7,11 @@ import (
 
 // A suspect offset is a valid number that a legacy client may have written by mistake. It is
 // flagged, never blocked: the plan says what it saw, the operator decides. The known case is
-// kafka-node 2.x against newer brokers, which at the end of a partition rewinds (to the log's
-// start) and commits the rewound position to ZooKeeper; an active consumer otherwise keeps its
-// offset near the log end. So: written recently (the consumer is active), yet far below the log
-// end (more than half the retained log, and at least SuspectMinLag records).
+// kafka-node 2.6.1 against a Kafka 3.x broker: given a fetch of several record batches it
+// delivers the log, then its start again, and commits the rewound position to ZooKeeper
+// (docs/legacy-clients.md; TestKafkaNodeRewindIsFlagged runs it). An active consumer otherwise
+// keeps its offset near the log end. So: written recently (the consumer is active), yet far
+// below the log end (more than half the retained log, and at least SuspectMinLag records).
 const (
 	// SuspectWindow is how recent a znode's mtime must be, before the plan, to count as written
 	// by an active consumer.
@@ -31,6 +32,6 @@ func flagSuspect(e *Entry, now time.Time) {
 		return
 	}
 	e.Suspect = fmt.Sprintf("written %s before the plan, yet %d records behind the log end %d (of %d retained): "+
-		"an active consumer keeps near the end; a client that rewound (kafka-node 2.x did at a partition's end) or one re-reading on purpose",
+		"an active consumer keeps near the end; a client that rewound (as kafka-node 2.6.1 does against Kafka 3.x) or one re-reading on purpose",
 		age.Round(time.Second), lag, *e.LogEnd, size)
 }

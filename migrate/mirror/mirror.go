@@ -128,7 +128,7 @@ type GroupStatus struct {
 	DryRun         bool
 	// Rewinds are the ZooKeeper offsets that went backwards since the mirror's previous read of
 	// the group: flagged, not blocked (under --on-conflict=max Kafka is not moved back with
-	// them). A legacy client that rewinds by mistake (kafka-node 2.x did at a partition's end)
+	// them). A legacy client that rewinds by mistake (kafka-node 2.6.1 does against Kafka 3.x)
 	// looks like this, and so does an operator's deliberate reset.
 	Rewinds []Rewind
 }
