@@ -131,10 +131,11 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 				}
 				return p, nil
 			}
-			if !slices.Contains(seen, "policy") {
+			// The groups are checked against the policy and the filter (its group map).
+			if !slices.Contains(seen, "policy") || !slices.Contains(seen, "filter") {
 				err = s.groups(nil, func(g GroupPlan) error { held = append(held, g); return nil })
 			} else if err = p.Policy.Validate(); err == nil {
-				order.policy = p.Policy
+				order.policy, order.filter = p.Policy, p.Filter
 				err = s.groups(&order, fn)
 			} else {
 				err = fmt.Errorf("plan policy: %w", err)
@@ -161,7 +162,7 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		if err := p.Policy.Validate(); err != nil {
 			return Plan{}, fmt.Errorf("plan policy: %w", err)
 		}
-		order.policy = p.Policy
+		order.policy, order.filter = p.Policy, p.Filter
 		for _, g := range held {
 			if err := order.check(g); err != nil {
 				return Plan{}, err
