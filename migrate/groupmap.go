@@ -289,6 +289,22 @@ func (c *mergeChecker) add(g LegacyGroup) error {
 	return nil
 }
 
+// CheckOverlap refuses two of groups that land in one Kafka group under m and hold the same
+// topic partition (MergeOverlapError): for a restore, whose groups come from a file.
+func (m GroupMap) CheckOverlap(groups []LegacyGroup) error {
+	names := make([]string, len(groups))
+	for i, g := range groups {
+		names[i] = g.Group
+	}
+	c := newMergeChecker(m, names)
+	for _, g := range groups {
+		if err := c.add(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MergeOverlapError refuses two legacy groups mapped onto one Kafka group that both hold a
 // partition: one offset would overwrite the other.
 type MergeOverlapError struct {
@@ -374,10 +390,12 @@ func (mc *mappedCommitter) Commit(ctx context.Context, group string, commits []C
 	return mc.OffsetCommitter.Commit(ctx, mc.m.Kafka(group), commits)
 }
 
-// OwnStates returns in.Groups with, for each legacy group merged with others into one Kafka
-// group, the commits of the partitions another of them holds left out: what verify compares
-// a legacy group with, so that its siblings' partitions are not "missing in ZooKeeper".
-func (in Inputs) OwnStates() map[string]GroupState {
+// OwnStates returns states (keyed by legacy group, as in.Groups) with, for each legacy group
+// merged with others into one Kafka group, the commits of the partitions another of them holds
+// left out, and those none of them holds given to the first of them only: what verify compares
+// a legacy group with (so that its siblings' partitions are not "missing in ZooKeeper"), and
+// what an export --from kafka exports of it.
+func (in Inputs) OwnStates(states map[string]GroupState) map[string]GroupState {
 	m, _ := in.Filter.groupMap() // checked when the inputs were read; nil maps nothing
 	names := make([]string, 0, len(in.Legacy))
 	for _, g := range in.Legacy {
@@ -385,7 +403,7 @@ func (in Inputs) OwnStates() map[string]GroupState {
 	}
 	into := m.merges(names)
 	if len(into) == 0 {
-		return in.Groups
+		return states
 	}
 	held := map[string]map[TopicPartition]string{}
 	for _, g := range in.Legacy {
@@ -400,7 +418,7 @@ func (in Inputs) OwnStates() map[string]GroupState {
 			held[k][TopicPartition{o.Topic, o.Partition}] = g.Group
 		}
 	}
-	out := maps.Clone(in.Groups)
+	out := maps.Clone(states)
 	for _, g := range in.Legacy {
 		h := held[m.Kafka(g.Group)]
 		if h == nil {
@@ -408,8 +426,9 @@ func (in Inputs) OwnStates() map[string]GroupState {
 		}
 		st := out[g.Group]
 		own := make(map[TopicPartition]int64, len(st.Committed))
+		first := into[m.Kafka(g.Group)][0] == g.Group
 		for tp, off := range st.Committed {
-			if owner, ok := h[tp]; !ok || owner == g.Group {
+			if owner, ok := h[tp]; owner == g.Group || (!ok && first) {
 				own[tp] = off
 			}
 		}

@@ -76,6 +76,9 @@ func (l *loop) assess(lg migrate.LegacyGroup, ks migrate.GroupState) assessed {
 	v := l.view(lg, ks)
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
 		KafkaState: ks.State, Members: ks.Members, Invalid: len(v.invalid), DryRun: !l.m.Execute}
+	if k := l.m.Filter.GroupMap.Kafka(g); k != g {
+		st.KafkaGroup = k
+	}
 	ahead := st.measure(v)
 	active := ks.Active()
 	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
