@@ -152,7 +152,6 @@ func parseGroupMapCSV(b *groupMapBuilder, file string, r io.Reader) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -160,6 +159,7 @@ func parseGroupMapCSV(b *groupMapBuilder, file string, r io.Reader) error {
 			}
 			return fmt.Errorf("--group-map-file %s: %w", file, err)
 		}
+		line, _ := cr.FieldPos(0)
 		where := fmt.Sprintf("--group-map-file %s: line %d", file, line)
 		if len(rec) != 2 {
 			return fmt.Errorf("%s: %d field(s), expected 2 (old,new)", where, len(rec))

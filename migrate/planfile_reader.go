@@ -134,11 +134,13 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 			// The groups are checked against the policy and the filter (its group map).
 			if !slices.Contains(seen, "policy") || !slices.Contains(seen, "filter") {
 				err = s.groups(nil, func(g GroupPlan) error { held = append(held, g); return nil })
-			} else if err = p.Policy.Validate(); err == nil {
+			} else if err = p.Policy.Validate(); err != nil {
+				err = fmt.Errorf("plan policy: %w", err)
+			} else if _, err = NewFilterFromSpec(p.Filter); err != nil {
+				err = fmt.Errorf("plan filter: %w", err)
+			} else {
 				order.policy, order.filter = p.Policy, p.Filter
 				err = s.groups(&order, fn)
-			} else {
-				err = fmt.Errorf("plan policy: %w", err)
 			}
 			if err != nil {
 				return Plan{}, err
