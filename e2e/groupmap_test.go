@@ -201,3 +201,74 @@ func (idleMember) ConsumeClaim(sess sarama.ConsumerGroupSession, _ sarama.Consum
 	<-sess.Context().Done()
 	return nil
 }
+
+// TestGroupMapExportRestore: a ZooKeeper export restored --to kafka --group-map lands in the new
+// group; export --from kafka under the map names both groups, and restores --to zk into the old
+// group's znodes (the rollback) and --to kafka into the new group (its own map, no flag).
+func TestGroupMapExportRestore(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := e.topic(20)
+	old, renamed := e.group(), e.group()
+	e.zkOffsets(old, topic, map[int32]int64{0: 6})
+	mapArg := old + "=" + renamed
+
+	zkFile := e.file("zk") + ".json"
+	e.mustCLI(0, "export", "--group", old, "--file", zkFile)
+	e.mustCLI(0, "restore", "--to", "kafka", "--file", zkFile, "--group-map", mapArg, "--execute", "--backup", e.file("b1"))
+	if got, w := e.offsets(renamed), want(topic, map[int32]int64{0: 6}); !maps.Equal(got, w) {
+		t.Fatalf("restore --to kafka --group-map: %s holds %v, want %v", renamed, got, w)
+	}
+	if got := e.offsets(old); len(got) != 0 {
+		t.Fatalf("restore wrote %v into the old Kafka group %s", got, old)
+	}
+	if r := e.cli("restore", "--to", "zk", "--file", zkFile, "--group-map", mapArg); r.code != 1 ||
+		!strings.Contains(r.stderr, "a restore --to zk writes the file's groups under their own names") {
+		t.Fatalf("restore --to zk --group-map: %s", r)
+	}
+
+	// The new consumers move on in Kafka; export it under the map.
+	e.kafkaCommit(renamed, topic, "", map[int32]int64{0: 11})
+	kFile := e.file("kafka") + ".json"
+	e.mustCLI(0, "export", "--from", "kafka", "--group", old, "--group-map", mapArg, "--file", kFile)
+	f, offsets := readExport(t, kFile)
+	if k := (migrate.Key{Group: old, Topic: topic, Partition: 0}); offsets[k] != 11 || len(offsets) != 1 || f.GroupMap[old] != renamed {
+		t.Fatalf("export --from kafka under the map: %v, map %v", offsets, f.GroupMap)
+	}
+	// Rollback: into the old group's znodes.
+	e.mustCLI(0, "restore", "--to", "zk", "--file", kFile, "--execute", "--backup", e.file("zkb")+".json", "--force")
+	if got, w := e.zkOffsetsOf(old), want(topic, map[int32]int64{0: 11}); !maps.Equal(got, w) {
+		t.Fatalf("rollback into ZooKeeper: %s holds %v, want %v", old, got, w)
+	}
+	// And back into Kafka: into the new group, by the file's own map.
+	e.kafkaCommit(renamed, topic, "", map[int32]int64{0: 8})
+	e.mustCLI(0, "restore", "--to", "kafka", "--file", kFile, "--execute", "--backup", e.file("b2"))
+	if got, w := e.offsets(renamed), want(topic, map[int32]int64{0: 11}); !maps.Equal(got, w) {
+		t.Fatalf("restore of the Kafka export: %s holds %v, want %v", renamed, got, w)
+	}
+	if got := e.offsets(old); len(got) != 0 {
+		t.Fatalf("restore wrote %v into the old Kafka group %s", got, old)
+	}
+}
+
+// TestGroupMapReverseMirror: with --reverse, the new Kafka group's progress is written back
+// into the old group's znodes once the legacy consumers are gone.
+func TestGroupMapReverseMirror(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := e.topic(20)
+	old, renamed := e.group(), e.group()
+	e.zkOffsets(old, topic, map[int32]int64{0: 2})
+	run := e.dualCommit("--group", old, "--group-map", old+"="+renamed, "--execute", "--reverse", "--poll-interval", "200ms")
+	first := want(topic, map[int32]int64{0: 2})
+	waitFor(t, func() string { return fmt.Sprintf("%s: kafka %v, want %v\n%s", renamed, e.offsets(renamed), first, run.stderr) },
+		func() bool { return maps.Equal(e.offsets(renamed), first) })
+	// The new group's consumers take over and commit ahead.
+	e.kafkaCommit(renamed, topic, "", map[int32]int64{0: 9})
+	back := want(topic, map[int32]int64{0: 9})
+	waitFor(t, func() string { return fmt.Sprintf("%s: zookeeper %v, want %v\n%s", old, e.zkOffsetsOf(old), back, run.stderr) },
+		func() bool { return maps.Equal(e.zkOffsetsOf(old), back) })
+	if code := run.stop(t); code != 0 {
+		t.Fatalf("dual-commit exit %d\n%s", code, run.stderr)
+	}
+}
