@@ -261,12 +261,16 @@ func TestGroupMapReverseMirror(t *testing.T) {
 	e.zkOffsets(old, topic, map[int32]int64{0: 2})
 	run := e.dualCommit("--group", old, "--group-map", old+"="+renamed, "--execute", "--reverse", "--poll-interval", "200ms")
 	first := want(topic, map[int32]int64{0: 2})
-	waitFor(t, func() string { return fmt.Sprintf("%s: kafka %v, want %v\n%s", renamed, e.offsets(renamed), first, run.stderr) },
+	waitFor(t, func() string {
+		return fmt.Sprintf("%s: kafka %v, want %v\n%s", renamed, e.offsets(renamed), first, run.stderr)
+	},
 		func() bool { return maps.Equal(e.offsets(renamed), first) })
 	// The new group's consumers take over and commit ahead.
 	e.kafkaCommit(renamed, topic, "", map[int32]int64{0: 9})
 	back := want(topic, map[int32]int64{0: 9})
-	waitFor(t, func() string { return fmt.Sprintf("%s: zookeeper %v, want %v\n%s", old, e.zkOffsetsOf(old), back, run.stderr) },
+	waitFor(t, func() string {
+		return fmt.Sprintf("%s: zookeeper %v, want %v\n%s", old, e.zkOffsetsOf(old), back, run.stderr)
+	},
 		func() bool { return maps.Equal(e.zkOffsetsOf(old), back) })
 	if code := run.stop(t); code != 0 {
 		t.Fatalf("dual-commit exit %d\n%s", code, run.stderr)
