@@ -33,10 +33,14 @@ const (
 
 // Offset is one exported offset. Znode and Mtime are set for a ZooKeeper export only.
 type Offset struct {
-	Group     string `json:"group"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
+	Group string `json:"group"`
+	// KafkaGroup is the Kafka group the offset was read from when a group map renames Group
+	// (export --from kafka --group-map): Group is then the legacy group. restore --to kafka
+	// writes it back into KafkaGroup, restore --to zk into Group's znodes (the rollback).
+	KafkaGroup string `json:"kafka_group,omitempty"`
+	Topic      string `json:"topic"`
+	Partition  int32  `json:"partition"`
+	Offset     int64  `json:"offset"`
 	// ZnodeOffset is the znode's own value when the export applied an --offset-adjust (Offset
 	// is then what Kafka should hold); it is for people, restore reads Offset.
 	ZnodeOffset *int64     `json:"znode_offset,omitempty"`
@@ -139,12 +143,17 @@ func WriteJSON(w io.Writer, e Export) error {
 	return nil
 }
 
-// WriteCSV writes the offsets as group,topic,partition,offset without a header: the file Kafka's
+// WriteCSV writes the offsets as group,topic,partition,offset without a header (the Kafka
+// group, for an offset that names one): the file Kafka's
 // consumer-groups tool takes with --reset-offsets --from-file. Invalid znodes are not in it.
 func WriteCSV(w io.Writer, e Export) error {
 	cw := csv.NewWriter(w)
 	for _, o := range e.Offsets {
-		if err := cw.Write([]string{o.Group, o.Topic, strconv.Itoa(int(o.Partition)), strconv.FormatInt(o.Offset, 10)}); err != nil {
+		group := o.Group
+		if o.KafkaGroup != "" {
+			group = o.KafkaGroup // the consumer-groups tool works on Kafka's groups
+		}
+		if err := cw.Write([]string{group, o.Topic, strconv.Itoa(int(o.Partition)), strconv.FormatInt(o.Offset, 10)}); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 	}

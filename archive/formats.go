@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,7 @@ func parseExport(body []byte, errs *errList) File {
 	if f.Adjust != 0 && f.Source != SourceZK {
 		errs.add(1, "offset_adjust %+d in an export of %s: only a ZooKeeper export is adjusted", f.Adjust, f.Source)
 	}
+	fileGroupMap(&f, errs)
 	return f
 }
 
@@ -133,6 +135,7 @@ func parseOffsets(body []byte, dec *json.Decoder, f *File, errs *errList) bool {
 			continue
 		}
 		e := Entry{Key: migrate.Key{Group: o.Group, Topic: o.Topic, Partition: o.Partition}, Offset: ptr(o.Offset), Line: line}
+		e.KafkaGroup = o.KafkaGroup
 		if o.Mtime != nil {
 			e.Mtime = *o.Mtime
 		}
@@ -261,4 +264,31 @@ func digits(s string, bits int) (int64, error) {
 		return 0, errors.New("too large")
 	}
 	return v, nil
+}
+
+// fileGroupMap reads the group map of an export made under one (its offsets' kafka_group):
+// every offset of a group names the same Kafka group, none for a group the map left alone.
+func fileGroupMap(f *File, errs *errList) {
+	named := slices.ContainsFunc(f.Entries, func(e Entry) bool { return e.KafkaGroup != "" })
+	if !named {
+		return
+	}
+	if f.Source != SourceKafka {
+		errs.add(1, "kafka_group in an export of %s: only an export --from kafka names the Kafka groups read", f.Source)
+		return
+	}
+	m, line := migrate.GroupMap{}, map[string]int{}
+	for _, e := range f.Entries {
+		k := cmp.Or(e.KafkaGroup, e.Group)
+		if prev, ok := m[e.Group]; ok && prev != k {
+			errs.add(e.Line, "group %q: kafka_group %q, but the offset at line %d names %q", e.Group, k, line[e.Group], prev)
+			continue
+		}
+		m[e.Group], line[e.Group] = k, e.Line
+	}
+	if err := m.Validate(); err != nil {
+		errs.add(1, "kafka_group: %v", err)
+		return
+	}
+	f.GroupMap = m
 }

@@ -33,6 +33,8 @@ type Entry struct {
 	Mtime time.Time
 	// Line is where the entry starts in the file (1-based).
 	Line int
+	// KafkaGroup is the export's kafka_group of the offset (File.GroupMap), "" when none.
+	KafkaGroup string
 }
 
 // File is a parsed file.
@@ -44,6 +46,9 @@ type File struct {
 	// Adjust is the --offset-adjust a ZooKeeper export applied to its offsets (0 otherwise).
 	Adjust  int64
 	Entries []Entry
+	// GroupMap is the legacy -> Kafka group of an export --from kafka made under a group map
+	// (its offsets' kafka_group); nil otherwise.
+	GroupMap migrate.GroupMap
 }
 
 // maxErrors bounds the problems one error lists: enough to fix a file, not a wall of text.

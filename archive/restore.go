@@ -55,7 +55,9 @@ type Item struct {
 
 // Group is one group of a restore.
 type Group struct {
-	Group         string         `json:"group"`
+	Group string `json:"group"`
+	// KafkaGroup is the Kafka group a restore --to kafka writes, when --group-map renames Group.
+	KafkaGroup    string         `json:"kafka_group,omitempty"`
 	KafkaState    string         `json:"kafka_state,omitempty"`
 	KafkaMembers  int            `json:"kafka_members,omitempty"`
 	LiveConsumers []string       `json:"live_legacy_consumers,omitempty"`

@@ -40,8 +40,11 @@ func restoreKafka(ctx context.Context, req Request, file File, adjust int64, pla
 		BatchGroups: restoreBatchGroups,
 		Replan:      replanner(file.Format, file.Source, writes, Options{Force: req.Force}),
 	}
+	// The filter carries the group map: the executor reads and commits each group's Kafka
+	// group through it, and its backup names the Kafka groups.
 	head := migrate.Plan{SchemaVersion: migrate.PlanSchemaVersion, CreatedAt: time.Now().UTC(),
-		Policy: migrate.Policy{OnConflict: migrate.ConflictZK, OutOfRange: migrate.RangeFail}}
+		Policy: migrate.Policy{OnConflict: migrate.ConflictZK, OutOfRange: migrate.RangeFail},
+		Filter: migrate.Filter{GroupMap: req.Filter.GroupMap}.Spec()}
 	whole := func(yield func([]migrate.GroupPlan, error) bool) { yield(groups, nil) }
 	runErr := copier.Stream(ctx, head, whole, len(groups), true, func(g migrate.GroupResult) error {
 		for _, p := range g.Partitions {

@@ -85,6 +85,11 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("restore file %s: %w: nothing was written", req.Path, err)
 	}
+	gm, err := restoreGroupMap(req, file)
+	if err != nil {
+		return nil, fmt.Errorf("restore file %s: %w: nothing was written", req.Path, err)
+	}
+	req.Filter.GroupMap = gm
 	sum := sha256.Sum256(data)
 	fingerprint := "restore:" + hex.EncodeToString(sum[:])
 	if req.To == TargetKafka && req.Kafka == nil {
@@ -93,9 +98,9 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 	if req.To == TargetZK && req.Writer == nil {
 		return nil, errors.New("restore --to zk: no ZooKeeper writer")
 	}
-	kafka := req.Kafka
-	if req.To != TargetKafka {
-		kafka = nil
+	var kafka migrate.KafkaState
+	if req.To == TargetKafka {
+		kafka = migrate.MapKafka(req.Kafka, gm) // liveness stays the file's (legacy) groups'
 	}
 	st, err := readState(ctx, req.Legacy, kafka, file)
 	if err != nil {
@@ -106,6 +111,11 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 		return nil, fmt.Errorf("restore file %s: %w", req.Path, err)
 	}
 	plan.DryRun = !req.Execute
+	for i := range plan.Groups {
+		if k := gm.Kafka(plan.Groups[i].Group); k != plan.Groups[i].Group {
+			plan.Groups[i].KafkaGroup = k
+		}
+	}
 	res := &Result{Plan: plan}
 	if !req.Execute || plan.Counts()[migrate.StatusWouldWrite] == 0 {
 		return res, nil
@@ -200,4 +210,50 @@ func settle(plan *Plan, to migrate.PartitionStatus, reason string) {
 			}
 		}
 	}
+}
+
+// restoreGroupMap is the group map a restore follows. --group-map renames legacy groups into
+// Kafka: it is for a restore --to kafka of a file that names legacy groups (a ZooKeeper export,
+// or a CSV). An export --from kafka made under a map names both groups of each offset: --to
+// kafka writes the Kafka groups it was read from (its own map), --to zk the legacy groups'
+// znodes (no map: the rollback). Two of the file's groups landing in one Kafka group must not
+// hold the same partition.
+func restoreGroupMap(req Request, file File) (migrate.GroupMap, error) {
+	gm := req.Filter.GroupMap
+	given := gm.Renames()
+	switch {
+	case given && req.To != TargetKafka:
+		return nil, fmt.Errorf("--group-map renames legacy groups into Kafka: a restore --to zk writes the file's groups under their own names")
+	case given && file.Format == FormatBackup:
+		return nil, fmt.Errorf("--group-map: a copy backup names the Kafka groups it was taken from: restore it without a map")
+	case given && file.Source == SourceKafka:
+		return nil, fmt.Errorf("--group-map: a Kafka export names the Kafka groups it was read from: restore it without a map")
+	case req.To != TargetKafka:
+		return nil, nil
+	case file.GroupMap != nil:
+		gm = file.GroupMap
+	}
+	if !gm.Renames() {
+		return nil, nil
+	}
+	return gm, checkMergedFile(gm, file)
+}
+
+// checkMergedFile refuses two of the file's groups that land in one Kafka group with the same
+// partition.
+func checkMergedFile(gm migrate.GroupMap, file File) error {
+	byGroup := map[string]*migrate.LegacyGroup{}
+	var groups []migrate.LegacyGroup
+	for _, name := range file.Groups() {
+		groups = append(groups, migrate.LegacyGroup{Group: name})
+	}
+	for i := range groups {
+		byGroup[groups[i].Group] = &groups[i]
+	}
+	for _, e := range file.Entries {
+		if g := byGroup[e.Group]; g != nil {
+			g.Offsets = append(g.Offsets, migrate.LegacyOffset{Topic: e.Topic, Partition: e.Partition})
+		}
+	}
+	return gm.CheckOverlap(groups)
 }

@@ -49,6 +49,11 @@ back. An interrupted copy is resumed by running it again: offsets already writte
 equal and left alone. A saved plan made on another cluster (Kafka cluster id, ZooKeeper
 servers or chroot) is refused unless --force.
 
+Under a group map (a saved plan's own, or --group-map when planning afresh; see zk2kafka
+migrate --help) each legacy group's offsets are committed into the Kafka group it maps to, its
+gates read the legacy group's liveness and the new group's state, and the backup names the
+Kafka group overwritten.
+
 Without --execute nothing is written: copy shows what it would write.
 
 Exit codes: 0 every planned offset written and read back (or nothing to do), 2 something was
@@ -96,9 +101,10 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 		return errors.New("--batch-groups, --parallel and --chunk-groups must be at least 1")
 	}
 	if o.planFile != "" {
-		for _, name := range []string{"group", "group-regex", "topic-regex", "exclude-group-regex", "on-conflict", "out-of-range", "offset-adjust"} {
+		for _, name := range []string{"group", "group-regex", "topic-regex", "exclude-group-regex", "on-conflict", "out-of-range", "offset-adjust",
+			"group-map", "group-map-file"} {
 			if c.Flags().Changed(name) {
-				return fmt.Errorf("--%s: a saved plan (--plan) carries its own selection and policy; re-run plan to change them", name)
+				return fmt.Errorf("--%s: a saved plan (--plan) carries its own selection, group map and policy; re-run plan to change them", name)
 			}
 		}
 	} else if o.replan {

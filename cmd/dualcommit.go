@@ -75,6 +75,10 @@ it. A second instance on overlapping groups (any --group-regex overlaps everythi
 --group lists with no common name do not) stands by until the holder ends, or exits 1 at once
 with --wait-for-lease=false. The holder stops writing before its session could expire.
 
+With --group-map old=new (see zk2kafka migrate --help) legacy group old is mirrored into Kafka
+group new, its phase decided from old's liveness and new's state; --reverse writes new's offsets
+into old's znodes. A map that lands two selected legacy groups in one Kafka group is refused.
+
 SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
 written: the log shows what would be mirrored.`,
 		Example: `  # see what it would mirror, write nothing

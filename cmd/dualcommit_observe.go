@@ -83,7 +83,7 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 	o.written += s.Written()
 	o.mu.Unlock()
 	if s.Phase != s.Previous {
-		o.log.Info("group phase", "group", s.Group, "phase", s.Phase, "was", s.Previous,
+		o.log.Info("group phase", "group", s.Group, "kafka_group", kafkaGroupOf(s), "phase", s.Phase, "was", s.Previous,
 			"legacy_consumers", s.LegacyAlive, "kafka_state", s.KafkaState, "kafka_members", s.Members)
 	}
 	var done, refused, failed []string
@@ -102,7 +102,7 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 	if len(failed) > 0 {
 		// One line per group, each partition named (up to a bound): per-partition errors stay
 		// visible without one line each for thousands of partitions.
-		o.log.Warn("writes failed, retrying later", "group", s.Group, "partitions", len(failed), "errors", limit(failed, maxLogged))
+		o.log.Warn("writes failed, retrying later", "group", s.Group, "kafka_group", kafkaGroupOf(s), "partitions", len(failed), "errors", limit(failed, maxLogged))
 	}
 	if len(s.Rewinds) > 0 {
 		back := make([]string, len(s.Rewinds))
@@ -116,11 +116,11 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 	}
 	if n := blockedCount(s.Blocked); n > 0 || len(s.BlockedReasons) > 0 {
 		// Once per sync of the group: what plan would block is never written, and says why.
-		o.log.Warn("not mirrored: migrate plan would block these partitions", "group", s.Group, "partitions", n,
+		o.log.Warn("not mirrored: migrate plan would block these partitions", "group", s.Group, "kafka_group", kafkaGroupOf(s), "partitions", n,
 			"classes", s.Blocked, "why", s.BlockedReasons)
 	}
 	if len(refused) > 0 {
-		o.log.Info("kafka refused the admin commit: the group is active, so Kafka is primary now", "group", s.Group,
+		o.log.Info("kafka refused the admin commit: the group is active, so Kafka is primary now", "group", s.Group, "kafka_group", kafkaGroupOf(s),
 			"partitions", len(refused), "phase", s.Phase)
 	}
 	if len(done) == 0 {
@@ -130,7 +130,7 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 	if !o.execute {
 		msg = "would mirror (dry run)"
 	}
-	o.log.Info(msg, "group", s.Group, "phase", s.Phase, "partitions", len(done), "writes", limit(done, maxLogged))
+	o.log.Info(msg, "group", s.Group, "kafka_group", kafkaGroupOf(s), "phase", s.Phase, "partitions", len(done), "writes", limit(done, maxLogged))
 }
 
 func blockedCount(b map[migrate.Class]int) int {
@@ -274,4 +274,12 @@ func (o *dualObserver) statusLine(ctx context.Context, every time.Duration) func
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// kafkaGroupOf is the Kafka group a status is of: its own name unless a group map renames it.
+func kafkaGroupOf(s mirror.GroupStatus) string {
+	if s.KafkaGroup != "" {
+		return s.KafkaGroup
+	}
+	return s.Group
 }

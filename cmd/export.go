@@ -41,6 +41,11 @@ client that stored the last consumed offset rather than the next; the JSON keeps
 value beside it and records the adjust, so that restore --to kafka writes it as it is (and says
 so in each commit's metadata) and restore --to zk takes it off again.
 
+With --group-map old=new, --from kafka reads each legacy group's offsets from the Kafka group it
+maps to and names both in the JSON (group: old, kafka_group: new; the CSV names the Kafka group);
+restore --to kafka writes them back into new, restore --to zk into old's znodes. Either export
+records the map in its filter.
+
 Exit codes: 0 everything exported, 2 some znodes hold no usable offset and were left out (the
 JSON lists them under "invalid"), 1 error.`,
 		Example: `  zk2kafka export --file zk-offsets.json
@@ -115,11 +120,19 @@ func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions)
 			}
 		}
 	} else {
+		// Under a group map, each legacy group's offsets are read from the Kafka group it lands
+		// in and exported under both names (group, kafka_group); of a merged Kafka group, each
+		// legacy group takes its own partitions (the others go to the first of them).
 		names := make([]string, 0, len(in.Legacy))
 		for _, lg := range in.Legacy {
 			names = append(names, lg.Group)
 		}
-		e = archive.FromKafka(names, in.Groups, o.flt.MatchTopic, in.Filter, now)
+		e = archive.FromKafka(names, in.OwnStates(in.Groups), o.flt.MatchTopic, in.Filter, now)
+		for i := range e.Offsets {
+			if k := o.flt.GroupMap.Kafka(e.Offsets[i].Group); k != e.Offsets[i].Group {
+				e.Offsets[i].KafkaGroup = k
+			}
+		}
 	}
 	write := func(w io.Writer) error {
 		if o.format == "csv" {

@@ -50,6 +50,10 @@ and the lag (the sum over its partitions of log end - ZooKeeper offset). Problem
 groups with partitions blocked on their own, then the gated ones, then by name; --summary-rows
 of them (30; 0: all), the totals of every group in the footer.
 
+With --group-map old=new (see zk2kafka migrate --help) the legacy group old is compared with
+Kafka group new (its state, members and commits); the plan names both (group, kafka_group) and
+refuses two legacy groups mapped onto one Kafka group that share a partition.
+
 Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 		Example: `  zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
   zk2kafka migrate plan --group-regex '^billing-' --out plan.json

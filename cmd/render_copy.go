@@ -66,7 +66,7 @@ func (r *copyRenderer) group(g migrate.GroupResult) error {
 			r.table = tablewriter.NewWriter(r.w)
 			r.table.Header("group", "topic", "partition", "kafka before", "target", "read back", "status", "reason")
 		}
-		if err := r.table.Append(g.Group, p.Topic, strconv.Itoa(int(p.Partition)), opt(p.Before),
+		if err := r.table.Append(groupLabel(g.Group, g.KafkaGroup), p.Topic, strconv.Itoa(int(p.Partition)), opt(p.Before),
 			strconv.FormatInt(p.Target, 10), opt(p.ReadBack), string(p.Status), p.Reason); err != nil {
 			return err
 		}
@@ -105,4 +105,13 @@ func (r *copyRenderer) end() error {
 		verb, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready], n[migrate.StatusBlocked], n[migrate.StatusFailed],
 		s.ByAction[migrate.ActionSkip], s.ByAction[migrate.ActionBlock])
 	return err
+}
+
+// groupLabel names a group in a table: "old -> new" when a group map renames the legacy group
+// into another Kafka group (kafka empty: not renamed).
+func groupLabel(legacy, kafka string) string {
+	if kafka == "" || kafka == legacy {
+		return legacy
+	}
+	return legacy + " -> " + kafka
 }

@@ -126,7 +126,7 @@ func writeCSVRows(cw *csv.Writer, gs []migrate.GroupPlan) error {
 			if e.Action != migrate.ActionWrite {
 				continue
 			}
-			if err := cw.Write([]string{g.Group, e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
+			if err := cw.Write([]string{g.Kafka(), e.Topic, strconv.Itoa(int(e.Partition)), strconv.FormatInt(e.Target, 10)}); err != nil {
 				return err
 			}
 		}
@@ -153,7 +153,7 @@ func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
 			if e.Action == migrate.ActionWrite {
 				target = strconv.FormatInt(e.Target, 10)
 			}
-			if err := t.Append(g.Group, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
+			if err := t.Append(groupLabel(g.Group, g.KafkaGroup), e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
 				opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason); err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan, all
 			if it.Offset == nil {
 				restoreTo = "no commit"
 			}
-			if err := t.Append(g.Group, it.Topic, strconv.Itoa(int(it.Partition)), strconv.Itoa(it.Line), cur, restoreTo,
+			if err := t.Append(groupLabel(g.Group, g.KafkaGroup), it.Topic, strconv.Itoa(int(it.Partition)), strconv.Itoa(it.Line), cur, restoreTo,
 				opt(it.ReadBack), string(it.Status), it.Reason); err != nil {
 				return err
 			}

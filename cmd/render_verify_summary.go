@@ -28,7 +28,7 @@ type verifyRow struct {
 func writeVerifySummary(w io.Writer, r verify.Report, rows int) error {
 	all := make([]verifyRow, 0, len(r.Groups))
 	for _, g := range r.Groups {
-		row := verifyRow{group: g.Group, partitions: len(g.Partitions), verdict: g.Verdict}
+		row := verifyRow{group: g.Label(), partitions: len(g.Partitions), verdict: g.Verdict}
 		failing := map[verify.Status]int{}
 		for _, p := range g.Partitions {
 			if !p.OK {

@@ -65,6 +65,11 @@ does; an export made with --offset-adjust carries its adjust and is restored as 
 ZooKeeper, its znode values are written back). Kafka offsets (an export of Kafka, a backup, a
 CSV) are never adjusted.
 
+--group-map old=new (--to kafka, a file of legacy groups: a ZooKeeper export or a CSV) writes
+group old's offsets into Kafka group new; the gates read old's liveness and new's state. An
+export --from kafka made under a map carries it (kafka_group) and is restored into those groups
+without the flag. --group and --group-regex select the file's group names.
+
 Exit codes: 0 everything restored (or nothing to do), 2 something was blocked or is not
 restorable, 1 an error or a partition that failed.`,
 		Example: `  zk2kafka restore --to kafka --file zk-offsets.json               # dry run

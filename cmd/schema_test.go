@@ -165,17 +165,29 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	c.valid("restore", "restore --to zk over an invalid znode", run(rich, ExitUnsafe, "restore", "-o", "json", "--to", "zk", "--file", csv))
 	c.valid("restore", "restore --to kafka of gated groups", run(rich, ExitUnsafe, "restore", "-o", "json", "--to", "kafka", "--file", csv))
 
+	// Under a group map: the map in the filter, each renamed group's kafka_group.
+	m := writableFixture()
+	mappedPlan := filepath.Join(dir, "mapped.json")
+	c.valid("plan", "plan -o json under a group map", run(m, ExitOK, "migrate", "plan", "-o", "json", "--out", mappedPlan, "--group-map", "g1=k1"))
+	c.valid("plan-file", "plan --out under a group map", file(mappedPlan))
+	c.valid("copy", "copy under a group map", run(m, ExitOK, "migrate", "copy", "-o", "json", "--plan", mappedPlan))
+	c.valid("verify", "verify under a group map", run(m, ExitUnsafe, "migrate", "verify", "-o", "json", "--group-map", "g1=k1"))
+	m.kafka.SetCommitted("k1", "t", 0, 5)
+	c.valid("export", "export --from kafka under a group map", run(m, ExitOK, "export", "--from", "kafka", "--group-map", "g1=k1"))
+	c.valid("restore", "restore under a group map", run(m, ExitOK, "restore", "-o", "json", "--to", "kafka", "--file", exp, "--group-map", "g1=k1"))
+
 	// Every optional field appeared in some output above: a schema property no output has is
 	// not checked by this test.
 	for name, paths := range map[string][]string{
 		"plan": {".offsets_retention", ".filter.groups", ".filter.group_regex", ".filter.topic_regex", ".filter.exclude_group_regex",
 			".groups[].live_legacy_consumers", ".groups[].gates", ".groups[].entries[].log_start",
-			".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot"},
-		"plan-file": {".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot"},
-		"copy":      {".result.groups[].partitions[].read_back", ".result.groups[].partitions[].reason"},
-		"verify":    {".options.max_kafka_lead", ".groups[].live_legacy_consumers", ".groups[].marked", ".groups[].partitions[].zk_mtime", ".groups[].partitions[].log_start", ".groups[].partitions[].znode"},
-		"export":    {".invalid", ".offsets[].znode", ".offsets[].mtime"},
-		"restore":   {".backup", ".restore.source", ".restore.groups[].kafka_state", ".restore.groups[].kafka_members", ".restore.groups[].live_legacy_consumers", ".restore.groups[].gates", ".restore.groups[].partitions[].current_invalid", ".restore.groups[].partitions[].current_znode", ".restore.groups[].partitions[].reason", ".restore.groups[].partitions[].read_back"},
+			".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot",
+			".filter.group_map", ".filter.group_map[].legacy", ".filter.group_map[].kafka", ".groups[].kafka_group"},
+		"plan-file": {".cluster.kafka_cluster_id", ".cluster.zookeeper_servers", ".cluster.zookeeper_chroot", ".filter.group_map", ".groups[].kafka_group"},
+		"copy":      {".result.groups[].partitions[].read_back", ".result.groups[].partitions[].reason", ".result.groups[].kafka_group"},
+		"verify":    {".groups[].kafka_group", ".options.max_kafka_lead", ".groups[].live_legacy_consumers", ".groups[].marked", ".groups[].partitions[].zk_mtime", ".groups[].partitions[].log_start", ".groups[].partitions[].znode"},
+		"export":    {".invalid", ".offsets[].znode", ".offsets[].mtime", ".offsets[].kafka_group", ".filter.group_map"},
+		"restore":   {".restore.groups[].kafka_group", ".backup", ".restore.source", ".restore.groups[].kafka_state", ".restore.groups[].kafka_members", ".restore.groups[].live_legacy_consumers", ".restore.groups[].gates", ".restore.groups[].partitions[].current_invalid", ".restore.groups[].partitions[].current_znode", ".restore.groups[].partitions[].reason", ".restore.groups[].partitions[].read_back"},
 	} {
 		for _, p := range paths {
 			if !c.seen[name][p] {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -15,14 +16,20 @@ type filterOptions struct {
 	topicRegex   string
 	excludeRegex string
 	allowEmpty   bool
+	groupMap     []string
+	groupMapFile string
 }
 
 func (s *filterOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
-	f.StringSliceVar(&s.groups, "group", nil, "only this group (repeat or comma-separate for several)")
-	f.StringVar(&s.groupRegex, "group-regex", "", "only groups matching this regular expression (RE2, unanchored)")
+	f.StringSliceVar(&s.groups, "group", nil, "only this legacy (ZooKeeper) group (repeat or comma-separate for several; "+
+		"the name before any --group-map)")
+	f.StringVar(&s.groupRegex, "group-regex", "", "only legacy groups whose name matches this regular expression (RE2, unanchored)")
 	f.StringVar(&s.topicRegex, "topic-regex", "", "only topics matching this regular expression")
-	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out groups matching this regular expression (wins over --group)")
+	f.StringVar(&s.excludeRegex, "exclude-group-regex", "", "leave out legacy groups matching this regular expression (wins over --group)")
+	f.StringSliceVar(&s.groupMap, "group-map", nil, "old=new: legacy group old lands in Kafka group new (repeat or comma-separate; "+
+		"unmapped groups keep their name; see Group mapping in zk2kafka migrate --help)")
+	f.StringVar(&s.groupMapFile, "group-map-file", "", "CSV file of old,new lines, as --group-map (no header; # comments)")
 }
 
 // addAllowEmpty adds --allow-empty, for the verbs that read offsets once (plan, copy, verify,
@@ -32,12 +39,32 @@ func (s *filterOptions) addAllowEmpty(c *cobra.Command) {
 		"run on a selection that matches no group (otherwise an error: a gate on nothing would pass)")
 }
 
-// filter checks the options before any network call.
+// filter checks the options before any network call; the group map file is read here.
 func (s *filterOptions) filter() (migrate.Filter, error) {
 	f, err := migrate.NewFilter(s.groups, s.groupRegex, s.topicRegex, s.excludeRegex)
+	if err != nil {
+		return f, err
+	}
 	f.AllowEmpty = s.allowEmpty
+	f.GroupMap, err = s.parseGroupMap()
 	return f, err
 }
+
+// parseGroupMap reads --group-map and --group-map-file (nil when neither is given).
+func (s *filterOptions) parseGroupMap() (migrate.GroupMap, error) {
+	if s.groupMapFile == "" {
+		return migrate.ParseGroupMap(s.groupMap, "", nil)
+	}
+	file, err := os.Open(s.groupMapFile)
+	if err != nil {
+		return nil, fmt.Errorf("--group-map-file: %w", err)
+	}
+	defer file.Close()
+	return migrate.ParseGroupMap(s.groupMap, s.groupMapFile, file)
+}
+
+// groupMapFlags are the flags that give a group map.
+var groupMapFlags = []string{"group-map", "group-map-file"}
 
 // selectionOptions are the filter flags plus how conflicts are decided; plan and copy share
 // them so that a fresh copy plans exactly as plan does.

@@ -51,6 +51,9 @@ func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
                     wrong about what the legacy client stored, by that many records
 
 With --offset-adjust N (as given to the copy), Kafka is expected at the znode's offset + N.
+With --group-map old=new (as given to plan), legacy group old is compared with Kafka group new;
+the report names both (kafka_group). Of legacy groups merged into one Kafka group, each is
+compared with its own partitions.
 
 A group passes when every one of its partitions does. -o summary is one row per group (partitions,
 ok, failed, verdict, the failing statuses and live legacy consumers), the failing groups first,
@@ -112,6 +115,7 @@ func (o *verifyOptions) validate() error {
 		return errors.New("--mark with --topic-regex: a marker says the whole group is migrated, but only the selected topics are verified; verify without --topic-regex to mark")
 	}
 	o.opts.MatchTopic = o.flt.MatchTopic
+	o.opts.GroupMap = o.flt.GroupMap
 	return nil
 }
 
@@ -141,10 +145,12 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 	bar.finish()
 	states := in.Groups
 	if o.viaTopic {
-		if states, err = readViaTopic(ctx, d, g, in); err != nil {
+		if states, err = readViaTopic(ctx, d, g, in, o.flt.GroupMap); err != nil {
 			return err
 		}
 	}
+	// Legacy groups merged into one Kafka group are each compared with their own partitions.
+	states = in.OwnStates(states)
 	topics, err := describeCommitted(ctx, kafka, in, states, o.flt)
 	if err != nil {
 		return err
@@ -218,7 +224,7 @@ func describeCommitted(ctx context.Context, kafka migrate.KafkaState, in migrate
 }
 
 // readViaTopic replaces the OffsetFetch commits with those read from __consumer_offsets.
-func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inputs) (map[string]migrate.GroupState, error) {
+func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inputs, gm migrate.GroupMap) (map[string]migrate.GroupState, error) {
 	src, closeSrc, err := d.viaTopic(ctx, g, d)
 	if err != nil {
 		return nil, fmt.Errorf("--via-topic: %w", err)
@@ -226,17 +232,19 @@ func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inp
 	defer closeSrc()
 	names := make([]string, 0, len(in.Legacy))
 	for _, lg := range in.Legacy {
-		names = append(names, lg.Group)
+		names = append(names, gm.Kafka(lg.Group)) // the Kafka group each is compared with
 	}
-	committed, err := src.Committed(ctx, names)
+	slices.Sort(names)
+	committed, err := src.Committed(ctx, slices.Compact(names))
 	if err != nil {
 		return nil, fmt.Errorf("--via-topic: %w", err)
 	}
 	out := make(map[string]migrate.GroupState, len(in.Groups))
-	for _, n := range names {
-		c, ok := committed[n]
+	for _, lg := range in.Legacy {
+		n := lg.Group
+		c, ok := committed[gm.Kafka(n)]
 		if !ok {
-			return nil, fmt.Errorf("--via-topic: no answer for group %q", n)
+			return nil, fmt.Errorf("--via-topic: no answer for group %q", gm.Kafka(n))
 		}
 		s := in.Groups[n]
 		s.Committed, s.Metadata = c.Committed, c.Metadata

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,7 +30,10 @@ type BackupHeader struct {
 // BackupRecord is one later line: the Kafka offset of a partition just before copy wrote
 // Target over it (nil: Kafka had no commit). Restoring it undoes the copy.
 type BackupRecord struct {
+	// Group is the Kafka group the offset is of (a restore of the backup puts it back there);
+	// LegacyGroup is the legacy group copied into it, when a group map renamed it.
 	Group       string `json:"group"`
+	LegacyGroup string `json:"legacy_group,omitempty"`
 	Topic       string `json:"topic"`
 	Partition   int32  `json:"partition"`
 	KafkaBefore *int64 `json:"kafka_before"`
@@ -75,7 +79,11 @@ func (b *FileBackup) Record(ctx context.Context, groups []GroupResult) error {
 	var lines []any
 	for _, g := range groups {
 		for _, it := range g.Partitions {
-			lines = append(lines, BackupRecord{Group: g.Group, Topic: it.Topic, Partition: it.Partition, KafkaBefore: it.Before, Target: it.Target})
+			rec := BackupRecord{Group: g.Group, Topic: it.Topic, Partition: it.Partition, KafkaBefore: it.Before, Target: it.Target}
+			if g.KafkaGroup != "" && g.KafkaGroup != g.Group {
+				rec.Group, rec.LegacyGroup = g.KafkaGroup, g.Group
+			}
+			lines = append(lines, rec)
 		}
 	}
 	return b.writeLines(lines...)
@@ -174,5 +182,7 @@ func ParseBackup(body []byte, report func(line int, msg string)) []BackupLine {
 	return out
 }
 
-// backupRecordKeys are a record's keys: all of them are required.
-var backupRecordKeys = strictjson.FieldNames(reflect.TypeFor[BackupRecord]())
+// backupRecordKeys are a record's keys: all of them are required but legacy_group, which a
+// copy under a group map writes (and earlier versions never did).
+var backupRecordKeys = slices.DeleteFunc(strictjson.FieldNames(reflect.TypeFor[BackupRecord]()),
+	func(k string) bool { return k == "legacy_group" })

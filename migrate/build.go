@@ -43,12 +43,24 @@ func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 	}
 	legacy := slices.Clone(in.Legacy)
 	slices.SortFunc(legacy, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
+	gm, err := in.Filter.groupMap()
+	if err != nil {
+		return Plan{}, fmt.Errorf("filter: %w", err)
+	}
+	names := make([]string, 0, len(legacy))
+	for _, g := range legacy {
+		names = append(names, g.Group)
+	}
+	merges := newMergeChecker(gm, names)
 	for i, g := range legacy {
 		if g.Group == "" {
 			return Plan{}, fmt.Errorf("legacy group with an empty name")
 		}
 		if i > 0 && legacy[i-1].Group == g.Group {
 			return Plan{}, fmt.Errorf("legacy group %q appears twice in the inputs", g.Group)
+		}
+		if err := merges.add(g); err != nil {
+			return Plan{}, err
 		}
 		gp, err := buildGroup(g, in, p, now)
 		if err != nil {
@@ -62,9 +74,12 @@ func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 func buildGroup(g LegacyGroup, in Inputs, p Policy, now time.Time) (GroupPlan, error) {
 	ks, ok := in.Groups[g.Group]
 	if !ok {
-		return GroupPlan{}, fmt.Errorf("group %q: no Kafka group state in the inputs", g.Group)
+		return GroupPlan{}, fmt.Errorf("group %q: no Kafka group state in the inputs (of Kafka group %q)", g.Group, in.Filter.KafkaGroup(g.Group))
 	}
 	gp := GroupPlan{Group: g.Group, KafkaState: ks.State, KafkaMembers: ks.Members, Entries: []Entry{}}
+	if k := in.Filter.KafkaGroup(g.Group); k != g.Group {
+		gp.KafkaGroup = k
+	}
 	if len(g.LiveConsumers) > 0 {
 		gp.LiveConsumers = slices.Clone(g.LiveConsumers)
 		slices.Sort(gp.LiveConsumers)

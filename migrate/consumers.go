@@ -84,6 +84,9 @@ func gateWords(gp GroupPlan, named bool) string {
 			if state == "" {
 				state = "unknown"
 			}
+			if gp.KafkaGroup != "" {
+				state = fmt.Sprintf("%q %s", gp.KafkaGroup, state)
+			}
 			parts = append(parts, fmt.Sprintf("%s (Kafka group %s, %s)", g, state, plural(gp.KafkaMembers, "member")))
 		}
 	}

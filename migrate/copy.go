@@ -42,7 +42,9 @@ type PartitionResult struct {
 
 // GroupResult is what copy did with one group's planned writes.
 type GroupResult struct {
-	Group      string            `json:"group"`
+	Group string `json:"group"`
+	// KafkaGroup is the Kafka group written, when a group map renames Group (the legacy group).
+	KafkaGroup string            `json:"kafka_group,omitempty"`
 	Partitions []PartitionResult `json:"partitions"`
 }
 
@@ -102,6 +104,8 @@ type Copier struct {
 	// and the batch's topics, never the ZooKeeper offsets; a group ZooKeeper does not hold
 	// has no live consumers.
 	Replan Replanner
+
+	gmap GroupMap // the plan's group map (Stream sets it)
 }
 
 // Replanner plans the groups of a batch afresh from what the re-check read: one GroupPlan per
@@ -116,6 +120,9 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 	commits := make([][]Commit, len(chunk))
 	for i, w := range chunk {
 		results[i], commits[i] = decide(w, fresh[w.Group], c.Metadata, execute)
+		if k := c.gmap.Kafka(w.Group); k != w.Group {
+			results[i].KafkaGroup = k
+		}
 	}
 	if !execute {
 		return results, commits, nil
@@ -123,7 +130,7 @@ func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map
 	var toBackUp []GroupResult
 	for i := range chunk {
 		if len(commits[i]) > 0 {
-			toBackUp = append(toBackUp, GroupResult{Group: chunk[i].Group, Partitions: pending(results[i])})
+			toBackUp = append(toBackUp, GroupResult{Group: chunk[i].Group, KafkaGroup: results[i].KafkaGroup, Partitions: pending(results[i])})
 		}
 	}
 	if len(toBackUp) == 0 {

@@ -42,6 +42,15 @@ func (c *Copier) Stream(ctx context.Context, head Plan, groups iter.Seq2[[]Group
 	if execute && c.Backup == nil {
 		return fmt.Errorf("copy: no backup configured: refusing to write")
 	}
+	// The plan's group map: each legacy group's state is read from, and its offsets committed
+	// into, the Kafka group it lands in; liveness stays the legacy group's.
+	gm, err := head.Filter.groupMap()
+	if err != nil {
+		return fmt.Errorf("copy: plan filter: %w", err)
+	}
+	mapped := *c
+	mapped.gmap, mapped.Kafka, mapped.Committer = gm, MapKafka(c.Kafka, gm), MapCommitter(c.Committer, gm)
+	c = &mapped
 	batch := max(c.BatchGroups, 1)
 	if c.BatchGroups == 0 {
 		batch = 32

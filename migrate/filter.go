@@ -2,8 +2,10 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Filter selects the groups and topics a run works on. The zero Filter selects everything.
@@ -17,6 +19,10 @@ type Filter struct {
 	GroupRegex        *regexp.Regexp
 	TopicRegex        *regexp.Regexp
 	ExcludeGroupRegex *regexp.Regexp
+	// GroupMap renames the selected (legacy) groups on their way into Kafka (GroupMap): it is
+	// not a selection, but like one it decides what is read (the Kafka groups) and is recorded
+	// with it, so a saved plan is checked and executed under the mapping it was made with.
+	GroupMap GroupMap
 	// AllowEmpty lets a run go on when the selection matches no group (--allow-empty); otherwise
 	// that is an error (ErrEmptySelection). It is not part of the selection: Spec leaves it out.
 	AllowEmpty bool
@@ -29,6 +35,14 @@ type FilterSpec struct {
 	GroupRegex        string   `json:"group_regex,omitempty"`
 	TopicRegex        string   `json:"topic_regex,omitempty"`
 	ExcludeGroupRegex string   `json:"exclude_group_regex,omitempty"`
+	// GroupMap is Filter.GroupMap as pairs sorted by legacy name, the identities left out.
+	GroupMap []GroupMapping `json:"group_map,omitempty"`
+}
+
+// GroupMapping is one pair of a GroupMap: legacy group Legacy lands in Kafka group Kafka.
+type GroupMapping struct {
+	Legacy string `json:"legacy"`
+	Kafka  string `json:"kafka"`
 }
 
 // NewFilter checks and compiles the selection flags. An empty regexp string means "not set".
@@ -56,9 +70,47 @@ func NewFilter(groups []string, groupRe, topicRe, excludeRe string) (Filter, err
 	return f, nil
 }
 
-// NewFilterFromSpec compiles a stored FilterSpec (e.g. from a plan file).
+// NewFilterFromSpec compiles a stored FilterSpec (e.g. from a plan file), its group map
+// checked as --group-map is.
 func NewFilterFromSpec(s FilterSpec) (Filter, error) {
-	return NewFilter(s.Groups, s.GroupRegex, s.TopicRegex, s.ExcludeGroupRegex)
+	f, err := NewFilter(s.Groups, s.GroupRegex, s.TopicRegex, s.ExcludeGroupRegex)
+	if err != nil {
+		return Filter{}, err
+	}
+	if f.GroupMap, err = s.groupMap(); err != nil {
+		return Filter{}, err
+	}
+	return f, nil
+}
+
+// groupMap reads the pairs back into a GroupMap: in legacy name order, each once, checked.
+func (s FilterSpec) groupMap() (GroupMap, error) {
+	if len(s.GroupMap) == 0 {
+		return nil, nil
+	}
+	m := make(GroupMap, len(s.GroupMap))
+	for i, p := range s.GroupMap {
+		if i > 0 && p.Legacy <= s.GroupMap[i-1].Legacy {
+			return nil, fmt.Errorf("group_map: legacy group %q after %q: the pairs are in legacy name order, each once", p.Legacy, s.GroupMap[i-1].Legacy)
+		}
+		if p.Legacy == p.Kafka {
+			return nil, fmt.Errorf("group_map: legacy group %q maps to itself: an identity is left out", p.Legacy)
+		}
+		m[p.Legacy] = p.Kafka
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("group_map: %w", err)
+	}
+	return m, nil
+}
+
+// KafkaGroup is the Kafka group legacy group g lands in under the spec's group map.
+func (s FilterSpec) KafkaGroup(g string) string {
+	i, ok := slices.BinarySearchFunc(s.GroupMap, g, func(p GroupMapping, g string) int { return strings.Compare(p.Legacy, g) })
+	if ok {
+		return s.GroupMap[i].Kafka
+	}
+	return g
 }
 
 func compileFlag(flag, expr string) (*regexp.Regexp, error) {
@@ -99,6 +151,11 @@ func (f Filter) Spec() FilterSpec {
 		s.Groups = slices.Clone(f.Groups)
 		slices.Sort(s.Groups)
 		s.Groups = slices.Compact(s.Groups)
+	}
+	for _, l := range slices.Sorted(maps.Keys(f.GroupMap)) {
+		if k := f.GroupMap[l]; k != l {
+			s.GroupMap = append(s.GroupMap, GroupMapping{Legacy: l, Kafka: k})
+		}
 	}
 	return s
 }

@@ -14,7 +14,7 @@ const fingerprintVersion = "zk2kafka-fingerprint-v1"
 // Fingerprint hashes exactly the inputs that decide a plan, in a canonical order, so that a plan
 // saved now can be checked against a fresh read later: equal fingerprints mean the same plan.
 //
-// Covered: the selection, every legacy group with its sorted live consumers, every legacy offset
+// Covered: the selection and the group map, every legacy group with its sorted live consumers, every legacy offset
 // (topic, partition, offset, znode path, invalid reason), the group's Kafka state and member
 // count, and for every valid legacy offset the Kafka commit of that partition (or its absence)
 // and the topic's existence and the partition's log start and end. Not covered, on purpose:
@@ -40,6 +40,12 @@ func fingerprintHead(w *fpWriter, f FilterSpec) {
 	groups := slices.Clone(f.Groups)
 	slices.Sort(groups)
 	w.word("filter").list(groups).str(f.GroupRegex).str(f.TopicRegex).str(f.ExcludeGroupRegex).end()
+	// A group map decides which Kafka group each legacy group is compared with and written
+	// into: a plan copied under another mapping must not check equal. Hashed only when set, so
+	// the fingerprints of plans without one are those of earlier versions.
+	for _, p := range f.GroupMap {
+		w.word("group-map").str(p.Legacy).str(p.Kafka).end()
+	}
 }
 
 func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {

@@ -59,6 +59,10 @@ func applyGate(results []GroupResult, commits [][]Commit, states map[string]Grou
 			continue
 		}
 		g := results[i].Group
+		kg := g // the Kafka group, named in the reasons about Kafka
+		if results[i].KafkaGroup != "" {
+			kg = results[i].KafkaGroup
+		}
 		st := states[g]
 		blocked := map[TopicPartition]bool{}
 		for j := range results[i].Partitions {
@@ -72,10 +76,10 @@ func applyGate(results []GroupResult, commits [][]Commit, states map[string]Grou
 			case len(live[g]) > 0:
 				reason = fmt.Sprintf("changed just before the commit: legacy consumers registered in group %q: %v", g, live[g])
 			case st.Active():
-				reason = fmt.Sprintf("changed just before the commit: Kafka group %q is %s with %d members", g, st.State, st.Members)
+				reason = fmt.Sprintf("changed just before the commit: Kafka group %q is %s with %d members", kg, st.State, st.Members)
 			case has != (p.Before != nil) || has && now != *p.Before:
 				reason = fmt.Sprintf("changed just before the commit: Kafka's commit of %s/%s/%d is now %s, was %s",
-					g, p.Topic, p.Partition, offsetString(has, now), offsetString(p.Before != nil, deref(p.Before)))
+					kg, p.Topic, p.Partition, offsetString(has, now), offsetString(p.Before != nil, deref(p.Before)))
 			default:
 				continue
 			}

@@ -29,11 +29,16 @@ type Inputs struct {
 // legacy offsets' topics. Any incomplete answer from a store is an error: a plan must never be
 // computed from a partial view, because a missing Kafka commit would look like "zk-only" and be
 // overwritten.
+//
+// Under a group map (Filter.GroupMap), Groups is keyed by the legacy group and holds the Kafka
+// group it lands in; legacy groups merged into one Kafka group must all be selected and must
+// not share a partition (MergeOverlapError).
 func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filter Filter) (Inputs, error) {
 	names, err := listSelected(ctx, legacy, filter)
 	if err != nil {
 		return Inputs{}, err
 	}
+	kafka = MapKafka(kafka, filter.GroupMap)
 	in := Inputs{Filter: filter.Spec(), Topics: map[string]TopicInfo{}, Groups: map[string]GroupState{}}
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -44,8 +49,14 @@ func ReadInputs(ctx context.Context, legacy LegacyStore, kafka KafkaState, filte
 		return Inputs{}, err
 	}
 	offsets := 0
+	merges := newMergeChecker(filter.GroupMap, names)
 	for _, g := range in.Legacy {
 		offsets += len(g.Offsets)
+		if err := merges.add(g); err != nil {
+			cancel()
+			<-kafkaGroups
+			return Inputs{}, err
+		}
 	}
 	if err := checkKept(ctx, legacy, filter, len(names), offsets); err != nil {
 		cancel()
@@ -130,6 +141,9 @@ func listSelected(ctx context.Context, legacy LegacyStore, f Filter) ([]string, 
 	if len(sel.Missing) > 0 || (len(sel.Groups) == 0 && !f.AllowEmpty) {
 		return nil, selectionError(ctx, legacy, f, sel)
 	}
+	if err := f.GroupMap.checkMergeSelected(sel.all, sel.Groups); err != nil {
+		return nil, err
+	}
 	return sel.Groups, nil
 }
 
@@ -140,6 +154,7 @@ type GroupSelection struct {
 	Missing []string
 	// Listed is how many groups are under /consumers, selected or not.
 	Listed int
+	all    []string // every group listed, sorted
 }
 
 // SelectGroups lists the legacy groups and returns those the filter selects, sorted, and the
@@ -150,7 +165,7 @@ func SelectGroups(ctx context.Context, legacy LegacyStore, f Filter) (GroupSelec
 	if err != nil {
 		return GroupSelection{}, fmt.Errorf("list legacy groups: %w", err)
 	}
-	sel := GroupSelection{Listed: len(all)}
+	sel := GroupSelection{Listed: len(all), all: slices.Sorted(slices.Values(all))}
 	for _, g := range all {
 		if f.MatchGroup(g) {
 			sel.Groups = append(sel.Groups, g)

@@ -113,7 +113,11 @@ type Plan struct {
 
 // GroupPlan is the plan of one group.
 type GroupPlan struct {
-	Group         string   `json:"group"`
+	// Group is the legacy group: its ZooKeeper offsets and liveness.
+	Group string `json:"group"`
+	// KafkaGroup is the Kafka group Group lands in under the plan's group map (filter.group_map),
+	// whose state, members and commits the plan compared with; empty when it is Group itself.
+	KafkaGroup    string   `json:"kafka_group,omitempty"`
 	KafkaState    string   `json:"kafka_state"`
 	KafkaMembers  int      `json:"kafka_members"`
 	LiveConsumers []string `json:"live_legacy_consumers,omitempty"`
@@ -142,6 +146,14 @@ type Entry struct {
 	// Suspect says why the ZooKeeper offset looks written by mistake (flagSuspect); it does not
 	// change the action.
 	Suspect string `json:"suspect,omitempty"`
+}
+
+// Kafka returns the Kafka group the group's offsets land in.
+func (gp GroupPlan) Kafka() string {
+	if gp.KafkaGroup != "" {
+		return gp.KafkaGroup
+	}
+	return gp.Group
 }
 
 // Key returns the entry's key within group g.

@@ -131,13 +131,16 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 				}
 				return p, nil
 			}
-			if !slices.Contains(seen, "policy") {
+			// The groups are checked against the policy and the filter (its group map).
+			if !slices.Contains(seen, "policy") || !slices.Contains(seen, "filter") {
 				err = s.groups(nil, func(g GroupPlan) error { held = append(held, g); return nil })
-			} else if err = p.Policy.Validate(); err == nil {
-				order.policy = p.Policy
-				err = s.groups(&order, fn)
-			} else {
+			} else if err = p.Policy.Validate(); err != nil {
 				err = fmt.Errorf("plan policy: %w", err)
+			} else if _, err = NewFilterFromSpec(p.Filter); err != nil {
+				err = fmt.Errorf("plan filter: %w", err)
+			} else {
+				order.policy, order.filter = p.Policy, p.Filter
+				err = s.groups(&order, fn)
 			}
 			if err != nil {
 				return Plan{}, err
@@ -161,7 +164,7 @@ func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
 		if err := p.Policy.Validate(); err != nil {
 			return Plan{}, fmt.Errorf("plan policy: %w", err)
 		}
-		order.policy = p.Policy
+		order.policy, order.filter = p.Policy, p.Filter
 		for _, g := range held {
 			if err := order.check(g); err != nil {
 				return Plan{}, err

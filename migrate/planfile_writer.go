@@ -32,7 +32,7 @@ func CreatePlanFile(path string, head Plan) (*PlanFileWriter, error) {
 		return nil, fmt.Errorf("plan file %s: create temporary file: %w", path, err)
 	}
 	w := &PlanFileWriter{path: path, tmp: tmp, enc: NewGroupsEncoder(tmp, 1), head: head,
-		order: groupOrder{policy: head.Policy}}
+		order: groupOrder{policy: head.Policy, filter: head.Filter}}
 	if err := w.enc.Begin(head); err != nil {
 		return nil, errors.Join(w.fail("write", err), w.Abort())
 	}

@@ -53,6 +53,9 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 	if err := pl.Policy.Validate(); err != nil {
 		return PlanTail{}, err
 	}
+	mapped := *pl
+	mapped.Kafka = MapKafka(pl.Kafka, pl.Filter.GroupMap)
+	pl = &mapped
 	// The retention is read from Kafka while ZooKeeper lists the groups: one round trip less
 	// before the first offset is read. A listing or selection that fails stops it: the error is
 	// reported at once, not after Kafka's retries.
@@ -80,6 +83,7 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		return PlanTail{}, err
 	}
 	fp := newFingerprinter(head.Filter)
+	merges := newMergeChecker(pl.Filter.GroupMap, names)
 	sum := NewSummary()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -95,6 +99,9 @@ func (pl *Planner) Stream(ctx context.Context, now time.Time, sink PlanSink) (Pl
 		}
 		gps := make([]GroupPlan, 0, len(c.in.Legacy))
 		for _, g := range c.in.Legacy {
+			if err := merges.add(g); err != nil {
+				return PlanTail{}, err
+			}
 			gp, err := buildGroup(g, c.in, pl.Policy, head.CreatedAt)
 			if err != nil {
 				return PlanTail{}, err

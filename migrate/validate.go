@@ -53,6 +53,9 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("group %q appears twice in the plan", g.Group)
 		}
 		groups[g.Group] = true
+		if err := validateKafkaGroup(g, p.Filter); err != nil {
+			return err
+		}
 		if err := validateGroup(g, p.Policy); err != nil {
 			return err
 		}
@@ -86,6 +89,7 @@ func (p Plan) validateHead() error {
 // Build orders them, so a repeated group is found without remembering every name.
 type groupOrder struct {
 	policy Policy
+	filter FilterSpec
 	prev   string
 }
 
@@ -99,7 +103,24 @@ func (o *groupOrder) check(g GroupPlan) error {
 		return fmt.Errorf("group %q comes after group %q: a plan lists its groups in name order; edited after it was saved?", g.Group, o.prev)
 	}
 	o.prev = g.Group
+	if err := validateKafkaGroup(g, o.filter); err != nil {
+		return err
+	}
 	return validateGroup(g, o.policy)
+}
+
+// validateKafkaGroup checks a group's kafka_group against the plan's group map: a file edited
+// to send a group elsewhere than its map says is refused (the fingerprint covers the map, not
+// the groups' copies of it).
+func validateKafkaGroup(g GroupPlan, f FilterSpec) error {
+	want := f.KafkaGroup(g.Group)
+	switch {
+	case g.KafkaGroup == g.Group:
+		return fmt.Errorf("group %q: kafka_group %q is the group itself: it is left out then", g.Group, g.KafkaGroup)
+	case g.Kafka() != want:
+		return fmt.Errorf("group %q: kafka_group %q, but the plan's group map sends it to %q", g.Group, g.KafkaGroup, want)
+	}
+	return nil
 }
 
 func validateGroup(g GroupPlan, pol Policy) error {

@@ -78,7 +78,7 @@ func JUnit(r Report) JUnitSuites {
 		Cases: []JUnitCase{},
 	}
 	for _, g := range r.Groups {
-		c := JUnitCase{Name: g.Group, ClassName: JUnitClassName, Time: "0", SystemOut: groupCounts(g)}
+		c := JUnitCase{Name: g.Label(), ClassName: JUnitClassName, Time: "0", SystemOut: groupCounts(g)}
 		for _, p := range g.Failures() {
 			c.Failures = append(c.Failures, JUnitFailure{
 				Type:    string(p.Status),

@@ -50,7 +50,7 @@ func WriteTable(w io.Writer, r Report) error {
 			if p.OK {
 				result = "ok"
 			}
-			if err := t.Append(g.Group, p.Topic, strconv.Itoa(int(p.Partition)), string(p.Status), opt(p.ZK), opt(p.Kafka), result, p.Reason); err != nil {
+			if err := t.Append(g.Label(), p.Topic, strconv.Itoa(int(p.Partition)), string(p.Status), opt(p.ZK), opt(p.Kafka), result, p.Reason); err != nil {
 				return err
 			}
 			rows++
@@ -82,9 +82,9 @@ func summaryText(r Report) string {
 	for _, g := range r.Groups {
 		switch {
 		case g.Verdict == VerdictFail:
-			fmt.Fprintf(&b, "Group %q FAILS: %s.\n", g.Group, failureText(g.Failures()))
+			fmt.Fprintf(&b, "Group %s FAILS: %s.\n", quoteLabel(g), failureText(g.Failures()))
 		case g.Marked:
-			fmt.Fprintf(&b, "Group %q passes and is marked migrated in ZooKeeper.\n", g.Group)
+			fmt.Fprintf(&b, "Group %s passes and is marked migrated in ZooKeeper.\n", quoteLabel(g))
 		}
 		if len(g.LiveConsumers) > 0 {
 			fmt.Fprintf(&b, "Group %q still has %d live legacy consumer(s): its ZooKeeper offsets may still move.\n", g.Group, len(migrate.Consumers(g.LiveConsumers)))
@@ -138,4 +138,13 @@ func opt(v *int64) string {
 		return "-"
 	}
 	return strconv.FormatInt(*v, 10)
+}
+
+// quoteLabel is the group quoted, and the Kafka group it was compared with when a group map
+// renames it.
+func quoteLabel(g Group) string {
+	if g.KafkaGroup == "" {
+		return strconv.Quote(g.Group)
+	}
+	return fmt.Sprintf("%q (Kafka group %q)", g.Group, g.KafkaGroup)
 }

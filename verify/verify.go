@@ -63,6 +63,9 @@ type Options struct {
 	// OffsetAdjust is what the legacy client's znodes are off from a Kafka commit by, as for
 	// copy's --offset-adjust: Kafka is expected at the znode's offset plus OffsetAdjust.
 	OffsetAdjust int64 `json:"offset_adjust"`
+	// GroupMap names the Kafka group each legacy group was compared with (Group.KafkaGroup):
+	// the states given to Compare are already those of the mapped groups.
+	GroupMap migrate.GroupMap `json:"-"`
 	// MatchTopic selects the Kafka commits compared (nil: all). The legacy offsets are expected
 	// to be filtered already (migrate.ReadInputs does); without this, a topic filter would turn
 	// every Kafka commit of an unselected topic into missing-in-zk.
@@ -95,7 +98,9 @@ type Partition struct {
 
 // Group is the comparison of one group and its verdict.
 type Group struct {
-	Group         string   `json:"group"`
+	Group string `json:"group"` // the legacy group
+	// KafkaGroup is the Kafka group compared with, when a group map renames Group.
+	KafkaGroup    string   `json:"kafka_group,omitempty"`
 	Verdict       Verdict  `json:"verdict"`
 	KafkaState    string   `json:"kafka_state"`
 	KafkaMembers  int      `json:"kafka_members"`
@@ -103,6 +108,14 @@ type Group struct {
 	// Marked is set by the caller once it has written the group's cutover marker.
 	Marked     bool        `json:"marked,omitempty"`
 	Partitions []Partition `json:"partitions"`
+}
+
+// Label names the group in reports: "old -> new" when a group map renames it.
+func (g Group) Label() string {
+	if g.KafkaGroup == "" {
+		return g.Group
+	}
+	return g.Group + " -> " + g.KafkaGroup
 }
 
 // Failures returns the partitions that made the group fail.
@@ -156,6 +169,9 @@ func Compare(legacy []migrate.LegacyGroup, kafka map[string]migrate.GroupState, 
 
 func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[string]migrate.TopicInfo, opts Options) Group {
 	g := Group{Group: lg.Group, KafkaState: ks.State, KafkaMembers: ks.Members, Partitions: []Partition{}}
+	if k := opts.GroupMap.Kafka(lg.Group); k != lg.Group {
+		g.KafkaGroup = k
+	}
 	if len(lg.LiveConsumers) > 0 {
 		g.LiveConsumers = slices.Sorted(slices.Values(lg.LiveConsumers))
 	}

@@ -103,7 +103,9 @@ type Write struct {
 
 // GroupStatus is one group's state after a sync.
 type GroupStatus struct {
-	Group       string
+	Group string // the legacy group
+	// KafkaGroup is the Kafka group Group is mirrored into, when a group map renames it.
+	KafkaGroup  string
 	Phase       Phase
 	Previous    Phase // "" at the first sync
 	LegacyAlive bool
@@ -198,6 +200,9 @@ func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
 		return c, fmt.Errorf("mirror: %w", err)
 	}
 	c.Policy = policyDefaults(c.Policy)
+	// A group map: each legacy group is mirrored into (and, with Reverse, back from) the Kafka
+	// group it lands in; liveness stays the legacy group's.
+	c.Kafka, c.Committer = migrate.MapKafka(c.Kafka, c.Filter.GroupMap), migrate.MapCommitter(c.Committer, c.Filter.GroupMap)
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

@@ -21,6 +21,12 @@ func selectGroups(ctx context.Context, legacy migrate.LegacyStore, f migrate.Fil
 	if err != nil {
 		return Selection{}, err
 	}
+	// Two legacy groups landing in one Kafka group would share its commits and its phase: refused
+	// at the start, and a merge that appears later keeps the selection as it was (reported as
+	// a failure to list the groups again, until the map or the groups change).
+	if err := f.GroupMap.CheckNoMerge(sel.Groups); err != nil {
+		return Selection{}, err
+	}
 	return Selection{Groups: sel.Groups, Missing: sel.Missing, Listed: sel.Listed}, nil
 }
 

@@ -77,6 +77,9 @@ func (l *loop) assess(lg migrate.LegacyGroup, ks migrate.GroupState) assessed {
 	st := GroupStatus{Group: g, Previous: l.phase[g], LegacyAlive: len(lg.LiveConsumers) > 0,
 		KafkaState: ks.State, Members: ks.Members, Invalid: len(v.invalid), DryRun: !l.m.Execute}
 	st.Rewinds = l.rewinds(g, v.zk)
+	if k := l.m.Filter.GroupMap.Kafka(g); k != g {
+		st.KafkaGroup = k
+	}
 	ahead := st.measure(v)
 	active := ks.Active()
 	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)

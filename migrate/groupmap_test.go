@@ -1,0 +1,462 @@
+package migrate_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+)
+
+func TestParseGroupMap(t *testing.T) {
+	cases := []struct {
+		name    string
+		flags   []string
+		file    string // "" for none
+		want    migrate.GroupMap
+		wantErr string // substring; "" for success
+	}{
+		{name: "nothing", want: nil},
+		{name: "flags", flags: []string{"old=new", "a=b"}, want: migrate.GroupMap{"old": "new", "a": "b"}},
+		{name: "split at the first =", flags: []string{"a=b=c"}, want: migrate.GroupMap{"a": "b=c"}},
+		{name: "identity is kept and harmless", flags: []string{"a=a"}, want: migrate.GroupMap{"a": "a"}},
+		{name: "same pair twice is one mapping", flags: []string{"a=b", "a=b"}, want: migrate.GroupMap{"a": "b"}},
+		{name: "merge of two legacy groups is allowed by the map", flags: []string{"a=k", "b=k"}, want: migrate.GroupMap{"a": "k", "b": "k"}},
+		{name: "no =", flags: []string{"ab"}, wantErr: `--group-map "ab": expected old=new`},
+		{name: "empty old", flags: []string{"=b"}, wantErr: "empty legacy group name"},
+		{name: "empty new", flags: []string{"a="}, wantErr: "empty kafka group name"},
+		{name: "white space", flags: []string{"a= b"}, wantErr: "white space"},
+		{name: "slash in a legacy name", flags: []string{"a/b=c"}, wantErr: `has a "/"`},
+		{name: "mapped twice", flags: []string{"a=b", "a=c"}, wantErr: `legacy group "a" is mapped twice: to "c" here and to "b" at --group-map "a=b"`},
+		{name: "chain", flags: []string{"a=b", "b=c"}, wantErr: `legacy group "a" maps to "b", which is itself mapped to "c"`},
+		{name: "swap is a chain", flags: []string{"a=b", "b=a"}, wantErr: "mappings are not chained"},
+		{name: "target mapped to itself is not a chain", flags: []string{"a=b", "b=b"}, want: migrate.GroupMap{"a": "b", "b": "b"}},
+		{name: "csv", file: "# old,new\nold,new\n\n\"with,comma\",x\n", want: migrate.GroupMap{"old": "new", "with,comma": "x"}},
+		{name: "csv and flags together", flags: []string{"a=b"}, file: "c,d\n", want: migrate.GroupMap{"a": "b", "c": "d"}},
+		{name: "csv three fields", file: "a,b\nc,d,e\n", wantErr: "groups.csv: line 2: 3 field(s), expected 2"},
+		{name: "csv one field", file: "a,b\n\nc\n", wantErr: "groups.csv: line 3: 1 field(s), expected 2"},
+		{name: "csv white space", file: "a,b\nc, d\n", wantErr: "groups.csv: line 2: kafka group name \" d\" has white space"},
+		{name: "csv bad quote", file: "a,b\n\"c,d\n", wantErr: "groups.csv: line 2"},
+		{name: "csv conflicts with a flag", flags: []string{"a=b"}, file: "a,c\n", wantErr: `groups.csv: line 1: legacy group "a" is mapped twice`},
+		{name: "csv empty", file: "# nothing\n", wantErr: "groups.csv: no mapping in it"},
+		{name: "csv chain", file: "a,b\nb,c\n", wantErr: "mappings are not chained"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var content *strings.Reader
+			name := ""
+			if tc.file != "" {
+				content, name = strings.NewReader(tc.file), "groups.csv"
+			}
+			var got migrate.GroupMap
+			var err error
+			if content != nil {
+				got, err = migrate.ParseGroupMap(tc.flags, name, content)
+			} else {
+				got, err = migrate.ParseGroupMap(tc.flags, "", nil)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Fatalf("map %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// mapFixture: legacy groups old (t/0=10, t/1=20) and other (t/2=30); Kafka group new is empty,
+// Kafka group old holds nothing either.
+func mapFixture() (*migratetest.LegacyStore, *migratetest.KafkaStore) {
+	legacy := migratetest.NewLegacyStore()
+	legacy.SetOffset("old", "t", 0, 10)
+	legacy.SetOffset("old", "t", 1, 20)
+	legacy.SetOffset("other", "t", 2, 30)
+	kafka := migratetest.NewKafkaStore()
+	r := migrate.PartitionRange{LogStart: 0, LogEnd: 100}
+	kafka.AddTopic("t", r, r, r)
+	return legacy, kafka
+}
+
+func mapFilter(t *testing.T, m migrate.GroupMap) migrate.Filter {
+	t.Helper()
+	f, err := migrate.NewFilter(nil, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.GroupMap = m
+	return f
+}
+
+func TestPlanUnderGroupMap(t *testing.T) {
+	cases := []struct {
+		name   string
+		m      migrate.GroupMap
+		setup  func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
+		want   map[string]string // legacy group -> kafka_group ("" when not renamed)
+		gates  map[string][]migrate.Gate
+		err    string
+		errAs  bool // the error is a MergeOverlapError
+		kafkaG int  // Kafka Groups calls asked (not checked when 0)
+	}{
+		{name: "renamed group reads the new group's state", m: migrate.GroupMap{"old": "new"},
+			setup: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("new", "t", 0, 5) },
+			want:  map[string]string{"old": "new", "other": ""}},
+		{name: "active new group gates the legacy group", m: migrate.GroupMap{"old": "new"},
+			setup: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("new", "Stable", 1) },
+			want:  map[string]string{"old": "new", "other": ""},
+			gates: map[string][]migrate.Gate{"old": {migrate.GateKafkaGroupActive}}},
+		{name: "active old Kafka group does not gate a renamed group", m: migrate.GroupMap{"old": "new"},
+			setup: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("old", "Stable", 1) },
+			want:  map[string]string{"old": "new", "other": ""}},
+		{name: "live legacy consumer of the old group gates it", m: migrate.GroupMap{"old": "new"},
+			setup: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("old", "ids/c1") },
+			want:  map[string]string{"old": "new", "other": ""},
+			gates: map[string][]migrate.Gate{"old": {migrate.GateLegacyConsumersAlive}}},
+		{name: "disjoint merge is planned", m: migrate.GroupMap{"old": "k", "other": "k"},
+			want: map[string]string{"old": "k", "other": "k"}},
+		{name: "merge into an existing legacy name is planned when disjoint", m: migrate.GroupMap{"old": "other"},
+			want: map[string]string{"old": "other", "other": ""}},
+		{name: "overlapping merge is refused", m: migrate.GroupMap{"old": "k", "other": "k"},
+			setup: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetOffset("other", "t", 1, 7) },
+			err:   `legacy groups "old" and "other" both land in Kafka group "k" and both hold topic "t" partition 1`, errAs: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			legacy, kafka := mapFixture()
+			if tc.setup != nil {
+				tc.setup(legacy, kafka)
+			}
+			f := mapFilter(t, tc.m)
+			// Both paths to a plan: ReadInputs+Build and the streamed Planner.
+			in, err := migrate.ReadInputs(context.Background(), legacy, kafka, f)
+			var p migrate.Plan
+			if err == nil {
+				p, err = migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+			}
+			sink := &mapSink{}
+			pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy()}
+			tail, serr := pl.Stream(context.Background(), time.Unix(0, 0), sink)
+			if tc.err != "" {
+				for _, e := range []error{err, serr} {
+					if e == nil || !strings.Contains(e.Error(), tc.err) {
+						t.Fatalf("error %v, want one containing %q", e, tc.err)
+					}
+					var oe *migrate.MergeOverlapError
+					if tc.errAs != errors.As(e, &oe) {
+						t.Fatalf("error %v: MergeOverlapError %v, want %v", e, !tc.errAs, tc.errAs)
+					}
+				}
+				return
+			}
+			if err != nil || serr != nil {
+				t.Fatal(err, serr)
+			}
+			if tail.Fingerprint != p.Fingerprint {
+				t.Fatalf("streamed fingerprint %s, built %s", tail.Fingerprint, p.Fingerprint)
+			}
+			for _, gs := range [][]migrate.GroupPlan{p.Groups, sink.groups} {
+				got := map[string]string{}
+				for _, g := range gs {
+					got[g.Group] = g.KafkaGroup
+					if w := tc.gates[g.Group]; !slicesEqual(g.Gates, w) {
+						t.Errorf("group %s gates %v, want %v", g.Group, g.Gates, w)
+					}
+				}
+				if !maps.Equal(got, tc.want) {
+					t.Fatalf("kafka groups %v, want %v", got, tc.want)
+				}
+			}
+			if tc.name == "renamed group reads the new group's state" {
+				e := p.Groups[0].Entries[0]
+				if e.Kafka == nil || *e.Kafka != 5 {
+					t.Fatalf("old t/0 compared with Kafka %v, want new's commit 5", e.Kafka)
+				}
+			}
+			if err := p.Validate(); err != nil {
+				t.Fatalf("the plan does not validate: %v", err)
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b []migrate.Gate) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+type mapSink struct{ groups []migrate.GroupPlan }
+
+func (s *mapSink) Head(migrate.Plan) error { return nil }
+func (s *mapSink) Groups(gs []migrate.GroupPlan) error {
+	s.groups = append(s.groups, gs...)
+	return nil
+}
+
+func TestMergeMustBeSelectedWhole(t *testing.T) {
+	legacy, kafka := mapFixture()
+	f := mapFilter(t, migrate.GroupMap{"old": "k", "other": "k"})
+	f.Groups = []string{"old"}
+	_, err := migrate.ReadInputs(context.Background(), legacy, kafka, f)
+	if err == nil || !strings.Contains(err.Error(), `legacy groups "old" and "other" both land in Kafka group "k", but the selection takes only "old"`) {
+		t.Fatalf("error %v", err)
+	}
+	// Selected together, it is read.
+	f.Groups = []string{"old", "other"}
+	if _, err := migrate.ReadInputs(context.Background(), legacy, kafka, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFingerprintCoversGroupMap(t *testing.T) {
+	legacy, kafka := mapFixture()
+	fps := map[string]string{}
+	for name, m := range map[string]migrate.GroupMap{
+		"none": nil, "identity": {"old": "old"}, "old=new": {"old": "new"}, "old=other2": {"old": "other2"},
+	} {
+		in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fps[name] = migrate.Fingerprint(in)
+	}
+	if fps["none"] != fps["identity"] {
+		t.Errorf("an identity map changed the fingerprint")
+	}
+	if fps["none"] == fps["old=new"] || fps["old=new"] == fps["old=other2"] {
+		t.Errorf("fingerprints do not tell the maps apart: %v", fps)
+	}
+}
+
+func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
+	legacy, kafka := mapFixture()
+	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "new"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := migrate.EncodePlan(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	for _, want := range []string{`"group_map": [`, `"legacy": "old"`, `"kafka": "new"`, `"kafka_group": "new"`} {
+		if !strings.Contains(doc, want) {
+			t.Fatalf("plan file lacks %s:\n%s", want, doc)
+		}
+	}
+	back, err := migrate.DecodePlan(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Groups[0].KafkaGroup != "new" || back.Filter.KafkaGroup("old") != "new" {
+		t.Fatalf("read back %+v", back.Groups[0])
+	}
+	edits := []struct{ name, from, to, err string }{
+		{"kafka_group sent elsewhere", `"kafka_group": "new"`, `"kafka_group": "elsewhere"`, `kafka_group "elsewhere", but the plan's group map sends it to "new"`},
+		{"kafka_group dropped", `"kafka_group": "new",`, ``, `kafka_group "", but the plan's group map sends it to "new"`},
+		{"map entry to itself", `"kafka": "new"`, `"kafka": "old"`, `maps to itself`},
+		{"unknown key in a pair", `"kafka": "new"`, `"kafka": "new", "x": 1`, `unknown field "x"`},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			edited := strings.Replace(doc, e.from, e.to, 1)
+			if edited == doc {
+				t.Fatalf("edit %q not applied", e.from)
+			}
+			_, err := migrate.DecodePlan(strings.NewReader(edited))
+			if err == nil || !strings.Contains(err.Error(), e.err) {
+				t.Fatalf("error %v, want one containing %q", err, e.err)
+			}
+		})
+	}
+}
+
+func TestCopyUnderGroupMap(t *testing.T) {
+	cases := []struct {
+		name    string
+		m       migrate.GroupMap
+		change  func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) // after the plan
+		want    map[string]migrate.PartitionStatus
+		commits map[string]map[migrate.TopicPartition]int64 // Kafka groups afterwards
+	}{
+		{name: "renamed group lands in the new group", m: migrate.GroupMap{"old": "new"},
+			want: map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
+			commits: map[string]map[migrate.TopicPartition]int64{
+				"new":   {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20},
+				"old":   {},
+				"other": {{Topic: "t", Partition: 2}: 30}}},
+		{name: "disjoint merge: both land in one group", m: migrate.GroupMap{"old": "k", "other": "k"},
+			want: map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
+			commits: map[string]map[migrate.TopicPartition]int64{
+				"k":   {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20, {Topic: "t", Partition: 2}: 30},
+				"old": {}, "other": {}}},
+		{name: "new group became active before the commit: blocked", m: migrate.GroupMap{"old": "new"},
+			change:  func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("new", "Stable", 1) },
+			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusBlocked, "old/t/1": migrate.StatusBlocked, "other/t/2": migrate.StatusWritten},
+			commits: map[string]map[migrate.TopicPartition]int64{"new": {}, "other": {{Topic: "t", Partition: 2}: 30}}},
+		{name: "legacy consumer of the old group came back: blocked", m: migrate.GroupMap{"old": "new"},
+			change:  func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("old", "ids/c1") },
+			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusBlocked, "old/t/1": migrate.StatusBlocked, "other/t/2": migrate.StatusWritten},
+			commits: map[string]map[migrate.TopicPartition]int64{"new": {}}},
+		{name: "old Kafka group active does not block a renamed group", m: migrate.GroupMap{"old": "new"},
+			change:  func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("old", "Stable", 1) },
+			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
+			commits: map[string]map[migrate.TopicPartition]int64{"new": {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			legacy, kafka := mapFixture()
+			in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, tc.m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != nil {
+				tc.change(legacy, kafka)
+			}
+			b := &memBackup{}
+			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
+			res, err := c.Run(context.Background(), p, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := statuses(res); !maps.Equal(got, tc.want) {
+				t.Fatalf("statuses %v, want %v", got, tc.want)
+			}
+			for g, want := range tc.commits {
+				if got := committed(t, kafka, g); !maps.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+					t.Errorf("Kafka group %s holds %v, want %v", g, got, want)
+				}
+			}
+			for _, r := range kafka.Commits() {
+				if tc.m.Kafka(r.Group) != r.Group && tc.m[r.Group] != "" {
+					t.Errorf("a commit went to legacy name %q", r.Group)
+				}
+			}
+			for _, g := range res.Groups {
+				if k := tc.m.Kafka(g.Group); (k != g.Group) != (g.KafkaGroup == k) {
+					t.Errorf("result of %s names Kafka group %q, want %q", g.Group, g.KafkaGroup, k)
+				}
+			}
+		})
+	}
+}
+
+func TestBackupNamesTheKafkaGroup(t *testing.T) {
+	legacy, kafka := mapFixture()
+	kafka.SetCommitted("new", "t", 0, 3)
+	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "new"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/backup.jsonl"
+	b, err := migrate.CreateBackup(path, p.Fingerprint, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
+	if _, err := c.Run(context.Background(), p, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, path)
+	var recs []migrate.BackupLine
+	recs = migrate.ParseBackup(data, func(line int, msg string) { t.Errorf("line %d: %s", line, msg) })
+	found := false
+	for _, r := range recs {
+		if r.Topic == "t" && r.Partition == 0 {
+			found = true
+			if r.Group != "new" || r.LegacyGroup != "old" || r.KafkaBefore == nil || *r.KafkaBefore != 3 {
+				t.Errorf("backup record %+v, want group new (legacy old) before 3", r.BackupRecord)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no backup record of t/0 in %s", data)
+	}
+}
+
+func TestOwnStatesSplitsAMerge(t *testing.T) {
+	legacy, kafka := mapFixture()
+	kafka.SetCommitted("k", "t", 0, 10)
+	kafka.SetCommitted("k", "t", 2, 30)
+	kafka.SetCommitted("k", "u", 0, 1) // neither legacy group holds it
+	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "k", "other": "k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := in.OwnStates(in.Groups)
+	want := map[string]map[migrate.TopicPartition]int64{
+		"old":   {{Topic: "t", Partition: 0}: 10, {Topic: "u", Partition: 0}: 1},
+		"other": {{Topic: "t", Partition: 2}: 30},
+	}
+	for g, w := range want {
+		if !maps.Equal(own[g].Committed, w) {
+			t.Errorf("%s: %v, want %v", g, own[g].Committed, w)
+		}
+	}
+}
+
+func TestMapKafkaNeverMapsTwice(t *testing.T) {
+	_, kafka := mapFixture()
+	kafka.SetCommitted("new", "t", 0, 1)
+	m := migrate.GroupMap{"old": "new"}
+	k := migrate.MapKafka(migrate.MapKafka(kafka, m), m)
+	st, err := k.Groups(context.Background(), []string{"old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st["old"].Committed[migrate.TopicPartition{Topic: "t", Partition: 0}] != 1 {
+		t.Fatalf("old reads %v, want new's commits", st["old"])
+	}
+	if migrate.MapKafka(kafka, nil) != migrate.KafkaState(kafka) {
+		t.Fatalf("an empty map wrapped the store")
+	}
+	if err := (migrate.GroupMap{"a": "k", "b": "k"}).CheckNoMerge([]string{"a", "b"}); err == nil {
+		t.Fatal("CheckNoMerge let a merge through")
+	}
+	if err := (migrate.GroupMap{"a": "k", "b": "k"}).CheckNoMerge([]string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
