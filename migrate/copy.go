@@ -102,7 +102,7 @@ type Copier struct {
 	// ZooKeeper offsets: for a plan whose targets come from elsewhere (a restore's file). The
 	// re-check then reads what the gates read (liveness, the Kafka group state and commits)
 	// and the batch's topics, never the ZooKeeper offsets; a group ZooKeeper does not hold
-	// has no live consumers.
+	// has no live consumers. It needs a Legacy that is a LegacyRechecker.
 	Replan Replanner
 
 	gmap GroupMap // the plan's group map (Stream sets it)

@@ -58,7 +58,9 @@ type OffsetCommitter interface {
 // groups' liveness registrations and the current value of the offset znodes it is about to
 // copy, read by their known paths without listing the offsets tree again. A LegacyStore that
 // also implements it lets copy re-check a batch at the cost of one read per planned write;
-// otherwise copy re-reads the batch's groups whole. Its clauses are checked by
+// otherwise copy re-reads the batch's groups whole. What re-checks liveness alone needs it:
+// copy --recheck=gates and restore (Copier.GatesOnly, Copier.Replan) refuse to write through
+// a store without it. Its clauses are checked by
 // migrate/contract.TestLegacyRechecker.
 type LegacyRechecker interface {
 	// RecheckGroups returns one LegacyGroup per request, in request order, with fresh

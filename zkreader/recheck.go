@@ -21,9 +21,14 @@ var _ migrate.LegacyRechecker = (*Reader)(nil)
 // re-checks the znodes it is about to copy, by the paths the plan recorded.
 func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest) ([]migrate.LegacyGroup, error) {
 	out := make([]migrate.LegacyGroup, len(reqs))
-	for _, req := range reqs {
+	for i, req := range reqs {
 		if err := ValidateName(req.Group); err != nil {
-			return nil, fmt.Errorf("recheck group %q: not a valid group name: %w", req.Group, err)
+			if len(req.Offsets) > 0 {
+				return nil, fmt.Errorf("recheck group %q: not a valid group name: %w", req.Group, err)
+			}
+			// A Kafka group name ZooKeeper cannot hold (a "/" in it, say: a restore's target)
+			// has no legacy consumers: nothing can be registered under it.
+			out[i] = migrate.LegacyGroup{Group: req.Group}
 		}
 	}
 	eg, gctx := errgroup.WithContext(ctx)
@@ -31,6 +36,9 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 	for i, req := range reqs {
 		if gctx.Err() != nil {
 			break
+		}
+		if ValidateName(req.Group) != nil {
+			continue
 		}
 		eg.Go(func() error {
 			if gctx.Err() != nil { // the first error came while this read waited for a slot

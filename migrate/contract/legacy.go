@@ -296,6 +296,20 @@ func TestLegacyRechecker(t *testing.T, h LegacyRecheckerHarness) {
 				t.Fatalf("deleted group re-checked as %+v, want g with nothing", got)
 			}
 		}},
+		{"liveness of a group name the store cannot hold is none, not an error", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
+			// Kafka group names may hold what a znode name cannot ("/", ".."): a restore to Kafka
+			// re-checks such a target's liveness, and nothing can be registered under it.
+			l.SetOffset(t, "g", "t", 0, 1)
+			got := recheck(t, r, req("team/a"), req(".."), req("g"))
+			for i, name := range []string{"team/a", ".."} {
+				if got[i].Group != name || len(got[i].Offsets) != 0 || len(got[i].LiveConsumers) != 0 {
+					t.Errorf("%q re-checked as %+v, want it with nothing", name, got[i])
+				}
+			}
+			if got[2].Group != "g" {
+				t.Errorf("the request after them answered %q, want g", got[2].Group)
+			}
+		}},
 		{"cancelled context is an error", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
 			l.SetOffset(t, "g", "t", 0, 1)
 			if got, err := r.RecheckGroups(cancelled(), []migrate.RecheckRequest{req("g")}); err == nil {
