@@ -29,7 +29,7 @@ const envPrefix = "ZK2KAFKA"
 // --allow-empty lifts the refusal of a selection that matches nothing: from a shared file or a
 // CI variable it would turn every gate green on nothing again.
 var commandLineOnly = map[string]bool{"execute": true, "dry-run": true, "force": true, "replan": true, "mark": true,
-	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true}
+	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true, "legacy-stopped": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
@@ -139,6 +139,7 @@ type globalOptions struct {
 	logFormat        string
 	debug            bool
 	kafkaSec         kafkaSecurityFlags
+	layoutFlags      // --layout and the Storm layout's flags (layout.go)
 	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
 	kafkaSecurity kafkaconn.Security
 }
@@ -159,6 +160,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.logFormat, "log-format", "text", "log format: text (key=value lines) or json (one object per line, for log shippers)")
 	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
 	g.kafkaSec.addFlags(root)
+	g.layoutFlags.addFlags(root)
 }
 
 // setup validates the global options and builds the logger. It runs before any network call.
@@ -178,6 +180,9 @@ func (g *globalOptions) setup(d *deps) error {
 		d.logger = slog.New(slog.NewJSONHandler(d.stderr, opts))
 	default:
 		return fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)
+	}
+	if err := g.layoutFlags.check(); err != nil {
+		return err
 	}
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +21,9 @@ type legacyWriter interface {
 
 // asLegacyWriter returns the write side of an opened legacy store.
 func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
+	if ro, ok := l.(interface{ ReadOnly() string }); ok {
+		return nil, errors.New(ro.ReadOnly())
+	}
 	w, ok := l.(legacyWriter)
 	if !ok {
 		return nil, fmt.Errorf("the legacy store %T cannot write to ZooKeeper", l)
