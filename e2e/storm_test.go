@@ -258,3 +258,37 @@ func TestStormBadJSON(t *testing.T) {
 		t.Fatalf("after copy Kafka holds %v: want only the valid partition 0 at 4", got)
 	}
 }
+
+// TestStormDualCommit: dual-commit on the Storm layout mirrors each commit of Storm's spout into
+// Kafka as ZkState updates the znode in place (the resync is an hour away: the data watch is
+// what sees it). --reverse is refused: zk2kafka writes no Storm JSON.
+func TestStormDualCommit(t *testing.T) {
+	e := newEnv(t)
+	stormCP(t)
+	topic := e.topic(30)
+	g := e.group()
+	zkRoot := e.chroot + "/so"
+	args := stormArgs("/so", "sp", g)
+	if rep := e.stormSpout(zkRoot, "sp", topic, 0, "--emit", "10", "--ack", "all", "--commit"); rep["committed"] != "10" {
+		t.Fatalf("storm spout: %v, want committed 10", rep)
+	}
+	run := e.dualCommit(append([]string{"--group", g, "--execute", "--resync-interval", "1h"}, args...)...)
+	for _, off := range []int64{10, 20, 30} {
+		if off > 10 {
+			rep := e.stormSpout(zkRoot, "sp", topic, 0, "--emit", "10", "--ack", "all", "--commit")
+			if rep["committed"] != strconv.FormatInt(off, 10) {
+				t.Fatalf("storm spout: %v, want committed %d", rep, off)
+			}
+		}
+		w := want(topic, map[int32]int64{0: off})
+		waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), w, run.stderr) },
+			func() bool { return maps.Equal(e.offsets(g), w) })
+	}
+	if code := run.stop(t); code != 0 {
+		t.Errorf("dual-commit exit %d, want 0\n%s", code, run.stderr)
+	}
+	r := e.mustCLI(1, append([]string{"migrate", "dual-commit", "--group", g, "--execute", "--reverse"}, args...)...)
+	if !strings.Contains(r.stderr, "read-only") {
+		t.Fatalf("dual-commit --reverse on the Storm layout: want a read-only refusal, got %s", r)
+	}
+}
