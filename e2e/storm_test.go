@@ -119,8 +119,8 @@ func TestStormSpoutCopy(t *testing.T) {
 	}
 	// The znodes as Storm wrote them, read here without zk2kafka.
 	for path, want := range map[string]int64{
-		zkRoot + "/orders-spout/partition_0":             7,
-		zkRoot + "/orders-spout/partition_1":             5,
+		zkRoot + "/orders-spout/partition_0":            7,
+		zkRoot + "/orders-spout/partition_1":            5,
 		zkRoot + "/logs-spout/" + logs + "/partition_0": 15,
 	} {
 		data, _, err := e.raw.Get(path)
