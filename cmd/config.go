@@ -140,6 +140,10 @@ type globalOptions struct {
 	logFormat        string
 	debug            bool
 	kafkaSec         kafkaSecurityFlags
+	layoutFlags      // --layout and the Storm layout's flags (layout.go)
+	// legacyStopped is --legacy-stopped: the operator says the legacy consumers are stopped, for
+	// the sources that cannot see them (a data directory, the Storm layout).
+	legacyStopped bool
 	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
 	kafkaSecurity kafkaconn.Security
 }
@@ -154,6 +158,10 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
 	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
 	g.zkData.addFlags(root)
+	g.zkData.legacyStopped, g.layoutFlags.legacyStopped = &g.legacyStopped, &g.legacyStopped
+	f.BoolVar(&g.legacyStopped, "legacy-stopped", false, "the legacy consumers are stopped, for sources that cannot see them running: "+
+		"--zk-data-dir (its ids/owners registrations then do not gate; copy requires it) and --layout storm (a topology registers nothing; "+
+		"without it copy blocks the group as live); command line only")
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
 	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
@@ -161,11 +169,19 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.logFormat, "log-format", "text", "log format: text (key=value lines) or json (one object per line, for log shippers)")
 	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
 	g.kafkaSec.addFlags(root)
+	g.layoutFlags.addFlags(root)
 }
 
 // setup validates the global options and builds the logger. It runs before any network call.
 func (g *globalOptions) setup(d *deps) error {
 	var level slog.Level
+	switch {
+	case g.legacyStopped && g.zkData.path == "" && !g.isStorm():
+		return errors.New("--legacy-stopped is for sources that cannot see the legacy consumers (--zk-data-dir, --layout storm): " +
+			"with --zk, their live registrations are read from ZooKeeper")
+	case g.zkData.path != "" && g.isStorm():
+		return errors.New("--layout storm reads a live ZooKeeper: a data directory (--zk-data-dir) keeps /consumers only")
+	}
 	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)
 	}
@@ -180,6 +196,9 @@ func (g *globalOptions) setup(d *deps) error {
 		d.logger = slog.New(slog.NewJSONHandler(d.stderr, opts))
 	default:
 		return fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)
+	}
+	if err := g.layoutFlags.check(); err != nil {
+		return err
 	}
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)

@@ -17,10 +17,11 @@ import (
 // dataDirOptions are the flags of the legacy store over a copy of ZooKeeper's data directory
 // (package zkreader/datadir): CI dry runs from a backup, and rescue after the ensemble is gone.
 type dataDirOptions struct {
-	path          string
-	chroot        string
-	zxid          string
-	legacyStopped bool
+	path   string
+	chroot string
+	zxid   string
+	// legacyStopped is the global --legacy-stopped (config.go), which this store honours.
+	legacyStopped *bool
 }
 
 func (o *dataDirOptions) addFlags(root *cobra.Command) {
@@ -28,13 +29,12 @@ func (o *dataDirOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&o.path, "zk-data-dir", "", "read the legacy offsets from a copy of ZooKeeper's data directory (its dataDir, the version-2 folder, or one snapshot file) instead of --zk")
 	f.StringVar(&o.chroot, "zk-chroot", "", "with --zk-data-dir: the chroot the legacy consumers used (the /chroot part of their connect string)")
 	f.StringVar(&o.zxid, "zk-zxid", "", "with --zk-data-dir: read the tree as it was at this zxid (decimal or 0x hex) instead of at the last complete transaction")
-	f.BoolVar(&o.legacyStopped, "legacy-stopped", false, "with --zk-data-dir: the legacy consumers are stopped; their ids/owners registrations in the copy do not gate groups (copy requires it)")
 }
 
 // check refuses --zk-data-dir with --zk, and its companions without it.
 func (o *dataDirOptions) check(servers string) error {
 	if o.path == "" {
-		for name, set := range map[string]bool{"zk-chroot": o.chroot != "", "zk-zxid": o.zxid != "", "legacy-stopped": o.legacyStopped} {
+		for name, set := range map[string]bool{"zk-chroot": o.chroot != "", "zk-zxid": o.zxid != ""} {
 			if set {
 				return fmt.Errorf("--%s applies only with --zk-data-dir", name)
 			}
@@ -50,7 +50,7 @@ func (o *dataDirOptions) check(servers string) error {
 // checkCopy is copy's extra condition on a data directory: the legacy consumers cannot be seen
 // running (no live sessions), so the operator must say they are stopped.
 func (o *dataDirOptions) checkCopy() error {
-	if o.path != "" && !o.legacyStopped {
+	if o.path != "" && !*o.legacyStopped {
 		return errors.New("copy from --zk-data-dir needs --legacy-stopped: a data directory has no live sessions, so zk2kafka cannot see " +
 			"whether the legacy consumers still run; stop them, then say so with --legacy-stopped (nothing was written)")
 	}
@@ -72,7 +72,7 @@ func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.Legacy
 		}
 		zxid = v
 	}
-	s, err := datadir.Open(ctx, datadir.Config{Path: o.path, Chroot: o.chroot, Zxid: zxid, IgnoreRegistrations: o.legacyStopped})
+	s, err := datadir.Open(ctx, datadir.Config{Path: o.path, Chroot: o.chroot, Zxid: zxid, IgnoreRegistrations: *o.legacyStopped})
 	if err != nil {
 		return nil, nil, fmt.Errorf("zookeeper data directory: %w; nothing was read or written", err)
 	}
@@ -82,7 +82,7 @@ func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.Legacy
 	}
 	fmt.Fprintf(d.stderr, "zk2kafka: read %s\n", describeDataDir(info, time.Now()))
 	if info.Registrations > 0 {
-		if o.legacyStopped {
+		if *o.legacyStopped {
 			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are ignored: --legacy-stopped\n", info.Registrations)
 		} else {
 			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are shown as live: they were registered at zxid %#x; "+

@@ -39,14 +39,22 @@ func (realStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (mi
 	if g.zkData.path != "" {
 		return openDataDir(ctx, g, d)
 	}
-	r, err := zkreader.Open(ctx, zkreader.Config{
+	cfg := zkreader.Config{
 		Servers:        g.zkServers,
 		SessionTimeout: g.zkSessionTimeout,
 		Connections:    g.zkConnections,
 		InFlight:       g.zkInFlight,
 		Auth:           g.zkAuth,
 		Logger:         d.logger,
-	})
+	}
+	if g.isStorm() {
+		s, err := zkreader.OpenStorm(ctx, cfg, g.storm())
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Close, nil
+	}
+	r, err := zkreader.Open(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

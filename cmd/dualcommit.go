@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path"
 	"sync"
 	"syscall"
 	"time"
@@ -263,6 +264,9 @@ func describeSelection(g *globalOptions, s filterOptions) string {
 	root := "/"
 	if _, chroot, err := zkreader.ParseServers(g.zkServers); err == nil && chroot != "" {
 		root = chroot + "/"
+	}
+	if g.isStorm() {
+		return fmt.Sprintf("%s: the storm spout %s", s.describe(), path.Join(root, g.stormRoot, g.stormSpoutID))
 	}
 	return fmt.Sprintf("%s under %sconsumers", s.describe(), root)
 }

@@ -24,9 +24,16 @@ func (realStores) OpenWatcher(ctx context.Context, g *globalOptions, d *deps) (m
 	if g.zkData.path != "" {
 		return nil, nil, errDataDirDualCommit
 	}
-	w, err := zkreader.OpenWatcher(ctx, zkreader.Config{
+	cfg := zkreader.Config{
 		Servers: g.zkServers, SessionTimeout: g.zkSessionTimeout, InFlight: g.zkInFlight, Auth: g.zkAuth, Logger: d.logger,
-	})
+	}
+	var w *zkreader.Watcher
+	var err error
+	if g.isStorm() {
+		w, err = zkreader.OpenStormWatcher(ctx, cfg, g.storm())
+	} else {
+		w, err = zkreader.OpenWatcher(ctx, cfg)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -50,7 +50,7 @@ Exit codes: 0 everything exported, 2 some znodes hold no usable offset and were 
 JSON lists them under "invalid"), 1 error.`,
 		Example: `  zk2kafka export --file zk-offsets.json
   zk2kafka export --from kafka --group-regex '^billing-' --format csv --file billing.csv
-  zk2kafka export --group storm-clicks --offset-adjust 1 --format csv --file reset.csv`,
+  zk2kafka export --group clicks-lastread --offset-adjust 1 --format csv --file reset.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {

@@ -22,6 +22,9 @@ type legacyWriter interface {
 
 // asLegacyWriter returns the write side of an opened legacy store.
 func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
+	if ro, ok := l.(interface{ ReadOnly() string }); ok {
+		return nil, errors.New(ro.ReadOnly())
+	}
 	w, ok := l.(legacyWriter)
 	if _, dd := l.(*datadir.Store); dd {
 		return nil, errors.New("--zk-data-dir is read-only: writing to ZooKeeper needs --zk and a running ensemble")

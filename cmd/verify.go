@@ -65,7 +65,7 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 		Example: `  zk2kafka migrate verify --group orders --strict
   zk2kafka migrate verify --output junit > verify.xml
   zk2kafka migrate verify --max-kafka-lead 1000 --mark
-  zk2kafka migrate verify --group storm-clicks --offset-adjust 1 --strict`,
+  zk2kafka migrate verify --group clicks-lastread --offset-adjust 1 --strict`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {

@@ -39,6 +39,10 @@ type Watcher struct {
 	expiries atomic.Int64
 
 	lease atomic.Pointer[Lease] // gets the session's events (lease.go); nil: none
+
+	// storm, when set, is the storm-kafka spout whose znodes are watched instead of
+	// /consumers (storm_watch.go).
+	storm *StormLayout
 }
 
 // Expiries is how many times the watcher's session expired (every watch lost).
@@ -218,7 +222,7 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 				// Whatever the group: the set follows the session's watches, and a group
 				// dropped from the selection may be selected again.
 				w.fired(ev)
-				if ev.Path == w.r.path("/consumers") {
+				if ev.Path == w.listPath() {
 					list = true
 				} else if g := run.groupOf(ev.Path); g != "" {
 					touched[g] = append(touched[g], ev.Path)

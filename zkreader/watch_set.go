@@ -14,6 +14,9 @@ import (
 
 // groupOf is the watched group a znode path belongs to, or "".
 func (run *watchRun) groupOf(p string) string {
+	if run.w.storm != nil {
+		return run.stormGroupOf(p)
+	}
 	rel, ok := strings.CutPrefix(p, run.w.r.path("/consumers/"))
 	if !ok {
 		return ""
@@ -41,7 +44,7 @@ func (w *Watcher) fired(ev zk.Event) {
 
 // armList sets the watch on the list of groups (/consumers; an exists watch while it is missing).
 func (run *watchRun) armList(ctx context.Context) error {
-	p := run.w.r.path("/consumers")
+	p := run.w.listPath()
 	return run.w.r.fanOut(ctx, 1, func(c *zk.Conn, _ int) error {
 		_, err := run.armDir(c, p)
 		return err
@@ -51,6 +54,9 @@ func (run *watchRun) armList(ctx context.Context) error {
 // armGroups sets every missing watch of the groups, level by level, pipelined: the offsets,
 // ids and owners directories, each topic directory below them, each offset znode.
 func (run *watchRun) armGroups(ctx context.Context, groups []string) error {
+	if run.w.storm != nil {
+		return run.armPaths(ctx, run.stormRoots(groups))
+	}
 	var level []string
 	for _, g := range groups {
 		base := run.w.r.path("/consumers/" + g)
@@ -86,6 +92,9 @@ func (run *watchRun) armPaths(ctx context.Context, level []string) error {
 // registrations under ids/ and owners/<t>/ need none (their directories' watches see them come
 // and go).
 func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
+	if run.w.storm != nil {
+		return run.stormArm(c, p)
+	}
 	g := run.groupOf(p)
 	rel := strings.TrimPrefix(p, run.w.r.path("/consumers/"+g))
 	depth := strings.Count(rel, "/")
@@ -108,23 +117,29 @@ func (run *watchRun) arm(c *zk.Conn, p string) ([]string, error) {
 		}
 		return kids, nil
 	case depth == 3 && strings.HasPrefix(rel, "/offsets/"):
-		if run.isArmed(p, watchData) {
-			return nil, nil
-		}
-		_, _, _, err := c.GetW(p)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil // deleted: the topic directory's watch sees it come back
-		}
-		if errors.Is(err, zk.ErrNoAuth) {
-			run.deniedWatch(p)
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("watch %s: %w", p, err)
-		}
-		run.setArmed(p, watchData)
+		return nil, run.armData(c, p)
 	}
 	return nil, nil
+}
+
+// armData sets the data watch of an offset znode, unless already armed.
+func (run *watchRun) armData(c *zk.Conn, p string) error {
+	if run.isArmed(p, watchData) {
+		return nil
+	}
+	_, _, _, err := c.GetW(p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // deleted: the directory's watch sees it come back
+	}
+	if errors.Is(err, zk.ErrNoAuth) {
+		run.deniedWatch(p)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", p, err)
+	}
+	run.setArmed(p, watchData)
+	return nil
 }
 
 // armDir sets a directory's children watch (an exists watch while it is missing) and returns
