@@ -1,6 +1,7 @@
 package migratetest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -33,6 +34,7 @@ type KafkaStore struct {
 	failKeys   map[migrate.Key]error
 	commitErr  error
 	readErr    error
+	topicsErr  error
 	commits    []CommitRecord
 	onCommit   func(group string)
 	topicCalls int
@@ -157,6 +159,14 @@ func (k *KafkaStore) FailReads(err error) {
 	k.readErr = err
 }
 
+// FailTopics makes Topics alone fail with err (nil: succeed again): a describe that fails after
+// the group states were read.
+func (k *KafkaStore) FailTopics(err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.topicsErr = err
+}
+
 // OnCommit makes every later Commit call f(group) first, outside the store's lock, so a test
 // can change the world (even this store) while a batch is being committed (nil: none).
 func (k *KafkaStore) OnCommit(f func(group string)) {
@@ -187,8 +197,8 @@ func (k *KafkaStore) Topics(ctx context.Context, topics []string) (map[string]mi
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.topicCalls++
-	if k.readErr != nil {
-		return nil, k.readErr
+	if err := cmp.Or(k.readErr, k.topicsErr); err != nil {
+		return nil, err
 	}
 	out := make(map[string]migrate.TopicInfo, len(topics))
 	for _, t := range topics {

@@ -36,7 +36,6 @@ func (o *observer) GroupSynced(s mirror.GroupStatus)    { o.synced <- s }
 func (o *observer) SyncFailed(_ []string, err error)    { o.failed <- err }
 func (o *observer) SelectionChanged(s mirror.Selection) { o.selections <- s }
 func (o *observer) LoopState(s mirror.LoopState)        { o.mu.Lock(); o.state = s; o.mu.Unlock() }
-func (o *observer) loopState() mirror.LoopState         { o.mu.Lock(); defer o.mu.Unlock(); return o.state }
 
 // next returns the next status of group, skipping other groups' statuses.
 func (o *observer) next(t *testing.T, group string) mirror.GroupStatus {
@@ -51,6 +50,18 @@ func (o *observer) next(t *testing.T, group string) mirror.GroupStatus {
 		case <-deadline:
 			t.Fatalf("no sync of group %s reported within %s", group, waitFor)
 		}
+	}
+}
+
+// nextFailure returns the next sync failure reported.
+func (o *observer) nextFailure(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-o.failed:
+		return err
+	case <-time.After(waitFor):
+		t.Fatalf("no sync failure reported within %s", waitFor)
+		return nil
 	}
 }
 

@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -158,6 +159,28 @@ func TestMirrorFollowsChanges(t *testing.T) {
 		if s.Phase != wantPhase {
 			t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
 		}
+	}
+}
+
+// TestMirrorRewindSurvivesAFailedSync: a rewind read by a sync that then fails (the topics could
+// not be described) is reported by the next sync, not lost with the failed one.
+func TestMirrorRewindSurvivesAFailedSync(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("g", "t", 0, 50)
+	f.legacy.SetLive("g", "ids/c1")
+	f.start(t)
+	f.obs.next(t, "g")
+	f.kafka.FailTopics(errors.New("metadata unavailable"))
+	f.legacy.SetOffset("g", "t", 0, 40)
+	f.watch.fire(t, "g")
+	if err := f.obs.nextFailure(t); !strings.Contains(err.Error(), "metadata unavailable") {
+		t.Fatalf("sync failure %v, want the describe's", err)
+	}
+	f.kafka.FailTopics(nil)
+	f.watch.fire(t, "g")
+	s := f.obs.next(t, "g")
+	if len(s.Rewinds) != 1 || s.Rewinds[0].From != 50 || s.Rewinds[0].To != 40 {
+		t.Fatalf("rewinds after the failed sync %+v, want t/0 50->40", s.Rewinds)
 	}
 }
 

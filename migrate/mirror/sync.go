@@ -68,6 +68,9 @@ type assessed struct {
 	ks        migrate.GroupState
 	toKafka   bool // ZooKeeper is mirrored into Kafka this sync
 	keepalive bool // and the keep-alive is due
+	// legacyRead is what st.Rewinds compared with the previous read: remembered once the group's
+	// status is reported, so a sync that fails reports its rewinds again at the next one.
+	legacyRead map[migrate.TopicPartition]migrate.LegacyOffset
 }
 
 // assess decides a group's phase from both stores as read.
@@ -83,31 +86,41 @@ func (l *loop) assess(lg migrate.LegacyGroup, ks migrate.GroupState) assessed {
 	ahead := st.measure(v)
 	active := ks.Active()
 	st.Phase = decidePhase(st.Previous, st.LegacyAlive, active, ahead)
-	a := assessed{st: st, v: v, ks: ks, toKafka: st.Phase != PhaseKafkaPrimary && !active}
+	a := assessed{st: st, v: v, ks: ks, toKafka: st.Phase != PhaseKafkaPrimary && !active, legacyRead: v.zk}
 	a.keepalive = a.toKafka && st.Phase == PhaseZKPrimary && l.m.Now().Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval
 	return a
 }
 
-// rewinds compares a group's usable ZooKeeper offsets with the previous read of each and
-// remembers them for the next; sorted by partition. A sync that did not read ZooKeeper (a
-// kafka-primary group) changes nothing.
+// rewinds compares a group's usable ZooKeeper offsets with the last reported read of each;
+// sorted by partition.
 func (l *loop) rewinds(g string, zk map[migrate.TopicPartition]migrate.LegacyOffset) []Rewind {
 	last := l.legacy[g]
-	if last == nil && len(zk) > 0 {
-		last = make(map[migrate.TopicPartition]int64, len(zk))
-		l.legacy[g] = last
-	}
 	var out []Rewind
 	for tp, o := range zk {
 		if was, ok := last[tp]; ok && o.Offset < was {
 			out = append(out, Rewind{TopicPartition: tp, From: was, To: o.Offset})
 		}
-		last[tp] = o.Offset
 	}
 	slices.SortFunc(out, func(a, b Rewind) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return out
+}
+
+// rememberLegacy keeps a reported read of a group's ZooKeeper offsets for the next comparison.
+// A sync that did not read ZooKeeper (a kafka-primary group) changes nothing.
+func (l *loop) rememberLegacy(g string, zk map[migrate.TopicPartition]migrate.LegacyOffset) {
+	if len(zk) == 0 {
+		return
+	}
+	last := l.legacy[g]
+	if last == nil {
+		last = make(map[migrate.TopicPartition]int64, len(zk))
+		l.legacy[g] = last
+	}
+	for tp, o := range zk {
+		last[tp] = o.Offset
+	}
 }
 
 // topics names the topics a's decision needs described.
@@ -175,6 +188,7 @@ func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]
 			continue
 		}
 		l.retryLater(ctx, st)
+		l.rememberLegacy(st.Group, a.legacyRead)
 		l.m.Observer.GroupSynced(st)
 		delete(l.health.unsynced, st.Group)
 		l.beat()
