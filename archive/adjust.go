@@ -6,24 +6,30 @@ import "fmt"
 // --offset-adjust the written offsets carry (recorded in the commits' provenance, where verify
 // reads it back).
 //
-// An adjust is the difference between what a legacy client kept in ZooKeeper and what Kafka
-// means by a commit, so it only applies between the two stores: adjust (restore's
-// --offset-adjust) turns a ZooKeeper export's znode values into Kafka offsets on the way into
-// Kafka; an export that applied one already is taken back to the znode values on the way into
-// ZooKeeper. Anything else (adjusting Kafka's own offsets, adjusting twice) is refused, so an
-// offset is never shifted by accident.
+// An adjust N says the legacy client's znodes hold the Kafka offset minus N, so it applies only
+// between the two stores: into Kafka, a ZooKeeper export's znode values get +N (an export that
+// applied its adjust already is written as it is); into ZooKeeper, Kafka offsets (an export of
+// Kafka, a CSV) get -N, and an adjusted ZooKeeper export goes back to its znode values. Anything
+// else (adjusting Kafka's own offsets into Kafka, adjusting twice, two different adjusts) is
+// refused, so an offset is never shifted by accident.
 func (f File) ForTarget(to Target, adjust int64) (File, int64, error) {
+	zkExport := f.Source == SourceZK && f.Format == FormatJSON
+	var shift, recorded int64
 	switch {
-	case adjust != 0 && to == TargetZK:
-		return File{}, 0, fmt.Errorf("--offset-adjust %+d with --to zk: a restore to ZooKeeper writes the file's values as they are (an adjusted export is taken back to its znode values by itself)", adjust)
-	case adjust != 0 && (f.Source != SourceZK || f.Format != FormatJSON):
-		return File{}, 0, fmt.Errorf("--offset-adjust %+d: the file holds Kafka offsets (%s), not ZooKeeper znode values; only a ZooKeeper export is adjusted", adjust, f.describe())
-	case adjust != 0 && f.Adjust != 0:
+	case to == TargetKafka && adjust != 0 && !zkExport:
+		return File{}, 0, fmt.Errorf("--offset-adjust %+d: the file holds Kafka offsets (%s), not ZooKeeper znode values; only a ZooKeeper export is adjusted into Kafka", adjust, f.describe())
+	case to == TargetKafka && adjust != 0 && f.Adjust != 0:
 		return File{}, 0, fmt.Errorf("--offset-adjust %+d: the export already applied --offset-adjust %+d to its offsets", adjust, f.Adjust)
-	}
-	shift, recorded := adjust, f.Adjust+adjust
-	if to == TargetZK {
-		shift, recorded = -f.Adjust, 0
+	case to == TargetKafka:
+		shift, recorded = adjust, f.Adjust+adjust
+	case f.Format == FormatBackup && adjust != 0:
+		return File{}, 0, fmt.Errorf("--offset-adjust %+d: %s is not restored into ZooKeeper", adjust, f.describe())
+	case zkExport && adjust != 0 && adjust != f.Adjust:
+		return File{}, 0, fmt.Errorf("--offset-adjust %+d with --to zk: the export holds znode values (its recorded adjust is %+d, which is taken off by itself)", adjust, f.Adjust)
+	case zkExport:
+		shift = -f.Adjust
+	default: // Kafka offsets into ZooKeeper: the client's znodes are N below
+		shift = -adjust
 	}
 	if shift == 0 {
 		return f, recorded, nil
@@ -39,7 +45,9 @@ func (f File) ForTarget(to Target, adjust int64) (File, int64, error) {
 		}
 		out.Entries[i] = e
 	}
-	out.Adjust = f.Adjust + shift
+	if zkExport {
+		out.Adjust = f.Adjust + shift
+	}
 	return out, recorded, nil
 }
 

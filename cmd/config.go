@@ -51,7 +51,8 @@ func applyConfig(c *cobra.Command, configFile string) error {
 	}
 	var errs []error
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "config" || f.Name == "help" || commandLineOnly[f.Name] || !v.IsSet(f.Name) {
+		if f.Changed || f.Name == "config" || f.Name == "help" || commandLineOnly[f.Name] ||
+			len(f.Annotations[commandLineOnlyAnnotation]) > 0 || !v.IsSet(f.Name) {
 			return
 		}
 		if err := setFlag(f, v.Get(f.Name)); err != nil {
@@ -65,6 +66,17 @@ func applyConfig(c *cobra.Command, configFile string) error {
 		f.Annotations[configuredAnnotation] = []string{"true"}
 	})
 	return errors.Join(errs...)
+}
+
+// commandLineOnlyAnnotation marks a flag taken only from the command line by one command, where
+// commandLineOnly names flags that are so for every command (markCommandLineOnly).
+const commandLineOnlyAnnotation = "zk2kafka-command-line-only"
+
+// markCommandLineOnly makes c's flag name command line only for c.
+func markCommandLineOnly(c *cobra.Command, name string) {
+	if err := c.Flags().SetAnnotation(name, commandLineOnlyAnnotation, []string{"true"}); err != nil {
+		panic(err) // a flag this package defines: a typo is a programming error
+	}
 }
 
 // configuredAnnotation marks a flag set from the environment or the config file: Changed says

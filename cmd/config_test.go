@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,45 @@ func TestSafetyFlagsIgnoreEnvironment(t *testing.T) {
 			}
 			if set {
 				t.Fatalf("ZK2KAFKA_%s=true set --%s", strings.ToUpper(name), name)
+			}
+		})
+	}
+}
+
+// TestArchiveOffsetAdjustIgnoresEnvironment: a migration's shared ZK2KAFKA_OFFSET_ADJUST reaches
+// plan, copy and verify, but export and restore take --offset-adjust from their command line
+// alone (it would shift an export of Kafka, or refuse the undo of a copy).
+func TestArchiveOffsetAdjustIgnoresEnvironment(t *testing.T) {
+	t.Setenv("ZK2KAFKA_OFFSET_ADJUST", "1")
+	tests := []struct {
+		verb  []string
+		typed bool // the flag on the command line
+		want  int64
+	}{
+		{[]string{"export"}, false, 0},
+		{[]string{"restore"}, false, 0},
+		{[]string{"export"}, true, 2},
+		{[]string{"migrate", "plan"}, false, 1},
+		{[]string{"migrate", "verify"}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.verb, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			root := newRootCmd(defaultDeps(&out, &out), &globalOptions{})
+			c, _, err := root.Find(tt.verb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.typed {
+				if err := c.Flags().Set("offset-adjust", "2"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := applyConfig(c, ""); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Flags().Lookup("offset-adjust").Value.String(); got != strconv.FormatInt(tt.want, 10) {
+				t.Errorf("--offset-adjust %s, want %d", got, tt.want)
 			}
 		})
 	}

@@ -36,10 +36,11 @@ them) to a file, for an archive before ZooKeeper is retired or for "zk2kafka res
 csv is group,topic,partition,offset without a header, the file Kafka's consumer-groups tool takes
 with --reset-offsets --from-file. An existing file is never overwritten.
 
---offset-adjust N (--from zk) writes each znode's value plus N, what Kafka should hold for a
-client that stored the last consumed offset rather than the next; the JSON keeps the znode's own
-value beside it and records the adjust, so that restore --to kafka writes it as it is (and says
-so in each commit's metadata) and restore --to zk takes it off again.
+--offset-adjust N (--from zk, command line only) writes each znode's value plus N, what Kafka
+should hold for a client that stored the last consumed offset rather than the next; the JSON
+keeps the znode's own value beside it and records the adjust, so that restore --to kafka writes it
+as it is (and says so in each commit's metadata) and restore --to zk takes it off again. A CSV
+cannot record it: restore such a CSV --to zk with the same --offset-adjust.
 
 With --group-map old=new, --from kafka reads each legacy group's offsets from the Kafka group it
 maps to and names both in the JSON (group: old, kafka_group: new; the CSV names the Kafka group);
@@ -65,7 +66,8 @@ JSON lists them under "invalid"), 1 error.`,
 	f.StringVar(&o.from, "from", "zk", "store to export: zk or kafka")
 	f.StringVar(&o.format, "format", "json", "file format: json or csv (group,topic,partition,offset)")
 	f.StringVar(&o.file, "file", "-", "file to create (never overwritten); - for stdout")
-	addOffsetAdjustFlag(c, &o.adjust)
+	addArchiveOffsetAdjustFlag(c, &o.adjust, "--from zk: write each znode's value plus N (what Kafka should hold for a client that "+
+		"stored the last consumed offset); the JSON records it, a CSV cannot (command line only)")
 	return c
 }
 

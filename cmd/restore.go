@@ -60,10 +60,11 @@ Before writing, what will be overwritten is saved to a new backup file (--backup
 backup for Kafka, an export document for ZooKeeper; restoring that file undoes the restore.
 Every written offset is read back.
 
---offset-adjust N adds N to a ZooKeeper export's znode values on their way into Kafka, as copy
-does; an export made with --offset-adjust carries its adjust and is restored as it is (into
-ZooKeeper, its znode values are written back). Kafka offsets (an export of Kafka, a backup, a
-CSV) are never adjusted.
+--offset-adjust N (command line only) says the legacy client's znodes hold the Kafka offset
+minus N, as copy's does: --to kafka adds N to a ZooKeeper export's znode values; --to zk takes N
+off Kafka offsets (an export of Kafka, a CSV), the rollback of such a client. An export made with
+--offset-adjust carries its adjust: it is restored into Kafka as it is, and into ZooKeeper as its
+znode values. A backup is never adjusted, nor an offset twice.
 
 --group-map old=new (--to kafka, a file of legacy groups: a ZooKeeper export or a CSV) writes
 group old's offsets into Kafka group new; the gates read old's liveness and new's state. An
@@ -96,7 +97,8 @@ restorable, 1 an error or a partition that failed.`,
 	f.BoolVar(&o.all, "all", false, "the table lists every partition of the file, those already holding its offset too (JSON always has them all)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	addOffsetAdjustFlag(c, &o.adjust)
+	addArchiveOffsetAdjustFlag(c, &o.adjust, "the legacy client's znodes are the Kafka offset minus N: --to kafka adds N to a "+
+		"ZooKeeper export's values, --to zk takes N off Kafka offsets (an export of Kafka, a CSV) (command line only)")
 	return c
 }
 

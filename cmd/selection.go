@@ -86,6 +86,9 @@ func (s *selectionOptions) addFlags(c *cobra.Command) {
 }
 
 // addOffsetAdjustFlag is --offset-adjust, one text for every verb that compares or writes.
+// plan, copy, verify and dual-commit of one migration share it, from a config file or the
+// environment too; export and restore take it from their command line alone
+// (addArchiveOffsetAdjustFlag).
 func addOffsetAdjustFlag(c *cobra.Command, v *int64) {
 	c.Flags().Int64Var(v, "offset-adjust", 0,
 		"add N to every ZooKeeper offset, for clients that stored the last consumed offset (e.g. 1)")
@@ -102,4 +105,12 @@ func (s *selectionOptions) policy() (migrate.Policy, error) {
 		return migrate.Policy{}, fmt.Errorf("--on-conflict/--out-of-range: %w", err)
 	}
 	return p, nil
+}
+
+// addArchiveOffsetAdjustFlag is export's and restore's --offset-adjust, command line only: the
+// adjust a migration's shared config gives plan, copy and verify would shift an export of Kafka
+// or refuse the undo of a copy (its backup holds Kafka offsets), far from where it was set.
+func addArchiveOffsetAdjustFlag(c *cobra.Command, v *int64, usage string) {
+	c.Flags().Int64Var(v, "offset-adjust", 0, usage)
+	markCommandLineOnly(c, "offset-adjust")
 }

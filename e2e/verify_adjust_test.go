@@ -50,7 +50,7 @@ func TestVerifyOffsetAdjust(t *testing.T) {
 // and records the adjust in the commits, so verify --offset-adjust 1 --strict passes and the
 // default verify flags the +1; restore --to zk of the same file writes the znode values back,
 // never the adjusted ones; an adjust on top of an adjusted export is refused with nothing
-// written.
+// written; and Kafka's offsets roll back into ZooKeeper with the adjust taken off.
 func TestExportRestoreOffsetAdjust(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -82,5 +82,14 @@ func TestExportRestoreOffsetAdjust(t *testing.T) {
 	e.mustCLI(0, "restore", "--to", "zk", "--file", file, "--execute", "--backup", e.file("b2"))
 	if got := e.zkOffsetsOf(g); got[tp(topic, 0).String()] != 150 || got[tp(topic, 1).String()] != 40 {
 		t.Fatalf("zookeeper after restore --to zk: %v, want the znode values 150 and 40", got)
+	}
+
+	// The rollback of such a client: Kafka's offsets (151, 41) go back to ZooKeeper one below.
+	e.zkOffsets(g, topic, map[int32]int64{0: 1, 1: 1})
+	kafkaFile := e.file("kafka.json")
+	e.mustCLI(0, "export", "--from", "kafka", "--group", g, "--file", kafkaFile)
+	e.mustCLI(0, "restore", "--to", "zk", "--file", kafkaFile, "--offset-adjust", "1", "--execute", "--backup", e.file("b3"))
+	if got := e.zkOffsetsOf(g); got[tp(topic, 0).String()] != 150 || got[tp(topic, 1).String()] != 40 {
+		t.Fatalf("zookeeper after the rollback of Kafka's offsets with --offset-adjust 1: %v, want 150 and 40", got)
 	}
 }
