@@ -1,6 +1,10 @@
 package archive
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
 
 // ForTarget returns the file's entries as the target store reads offsets, and the
 // --offset-adjust the written offsets carry (recorded in the commits' provenance, where verify
@@ -63,8 +67,8 @@ func (f File) describe() string {
 	}
 }
 
-// adjustable reports whether off+adj is a valid offset (not negative, no overflow).
+// adjustable reports whether off+adj is a valid offset (migrate.AdjustOffset).
 func adjustable(off, adj int64) bool {
-	sum := off + adj
-	return sum >= 0 && (adj <= 0 || sum > off)
+	_, ok := migrate.AdjustOffset(off, adj)
+	return ok
 }

@@ -293,15 +293,16 @@ func usableOffset(o LegacyOffset, adj int64) (zk int64, invalid string) {
 	case o.Offset < 0:
 		return 0, fmt.Sprintf("znode holds negative offset %d", o.Offset)
 	}
-	zk, ok := adjust(o.Offset, adj)
+	zk, ok := AdjustOffset(o.Offset, adj)
 	if !ok {
 		return 0, fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, adj)
 	}
 	return zk, ""
 }
 
-// adjust applies --offset-adjust; ok is false when the result is negative or overflows.
-func adjust(off, adj int64) (int64, bool) {
+// AdjustOffset applies --offset-adjust; ok is false when the result is negative or overflows.
+// Every verb that adjusts (plan, verify, export, restore) goes through it.
+func AdjustOffset(off, adj int64) (int64, bool) {
 	if adj > 0 && off > math.MaxInt64-adj {
 		return 0, false
 	}

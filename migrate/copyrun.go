@@ -149,7 +149,7 @@ func openSaved(job *CopyJob) (*planSource, error) {
 // saved file is executed, read once more. Without one, a fresh plan is spilled and executed.
 func copyPlan(ctx context.Context, log *slog.Logger, pl *Planner, saved *planSource, job CopyJob, now time.Time) (*planSource, error) {
 	if saved == nil {
-		return spillFresh(ctx, pl, spillAfter)
+		return spillFresh(ctx, pl, spillAfter, now)
 	}
 	if err := saved.rewind(); err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func copyPlan(ctx context.Context, log *slog.Logger, pl *Planner, saved *planSou
 			job.PlanFile, strings.Join(drift, "\n  "))}
 	case chk.DriftCount > 0:
 		log.Warn("the stores changed since the plan: using a fresh plan (--replan)", "changes", chk.DriftCount)
-		return spillFresh(ctx, pl, spillAfter)
+		return spillFresh(ctx, pl, spillAfter, now)
 	}
 	// No drift: the saved plan is executed (when only our own earlier writes differ, it is
 	// resumed: those are found already equal).

@@ -119,9 +119,9 @@ const spillAfter = 20000
 // their writes: in memory up to spillAfter of them, beyond that in a temporary plan file. It
 // is what copy without --plan executes: the plan is read whole before anything is written, as
 // it always was, and its fingerprint is known for the backup header.
-func spillFresh(ctx context.Context, pl *Planner, limit int) (*planSource, error) {
+func spillFresh(ctx context.Context, pl *Planner, limit int, now time.Time) (*planSource, error) {
 	sink := &spillSink{limit: limit}
-	tail, err := pl.Stream(ctx, time.Now(), sink)
+	tail, err := pl.Stream(ctx, now, sink)
 	if err == nil && sink.file != nil {
 		err = sink.file.Commit(tail.Fingerprint)
 		sink.file = nil

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"iter"
+	"time"
 )
 
 // PlanSourceForTest is the plan copy executes, for the external tests: its groups, its counts
@@ -23,6 +24,6 @@ func OpenPlanSourceForTest(path string) (PlanSourceForTest, error) {
 
 // SpillFreshForTest plans afresh and keeps the writes as Copy does, spilling past limit.
 func SpillFreshForTest(ctx context.Context, pl *Planner, limit int) (PlanSourceForTest, error) {
-	s, err := spillFresh(ctx, pl, limit)
+	s, err := spillFresh(ctx, pl, limit, time.Now())
 	return PlanSourceForTest{s}, err
 }

@@ -200,7 +200,7 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("negative partition %d", o.Partition)
 		case o.Offset < 0:
 			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("znode holds negative offset %d", o.Offset)
-		case !adjustable(o.Offset, opts.OffsetAdjust):
+		case !adjustOK(o.Offset, opts.OffsetAdjust):
 			p.Status, p.Reason = StatusInvalidZnode,
 				fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, opts.OffsetAdjust)
 		case len(valid[tp]) > 1:
@@ -233,12 +233,6 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 	return g
 }
 
-// adjustable reports whether off+adj is a valid offset (not negative, no overflow).
-func adjustable(off, adj int64) bool {
-	sum := off + adj
-	return sum >= 0 && (adj <= 0 || sum > off)
-}
-
 // classify compares a valid ZooKeeper offset (after the adjust) with the Kafka commit (if
 // any) and decides OK.
 func classify(p *Partition, opts Options) {
@@ -252,7 +246,7 @@ func classify(p *Partition, opts Options) {
 		return
 	}
 	k := *p.Kafka
-	if a := p.CopyAdjust; a != nil && *a != opts.OffsetAdjust && adjustable(raw, *a) && k == raw+*a {
+	if a := p.CopyAdjust; a != nil && *a != opts.OffsetAdjust && adjustOK(raw, *a) && k == raw+*a {
 		p.Status = StatusAdjustMismatch
 		p.Reason = fmt.Sprintf("Kafka %d is ZooKeeper %d %+d: the --offset-adjust of the zk2kafka copy that wrote it, which "+
 			"no consumer has moved since; this verify expects --offset-adjust %+d. One of the two is wrong about what the "+
@@ -355,4 +349,10 @@ func summarize(groups []Group) Summary {
 		}
 	}
 	return s
+}
+
+// adjustOK reports whether off+adj is a valid offset (migrate.AdjustOffset).
+func adjustOK(off, adj int64) bool {
+	_, ok := migrate.AdjustOffset(off, adj)
+	return ok
 }

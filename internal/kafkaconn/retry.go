@@ -94,9 +94,10 @@ func retriableKError(kerr sarama.KError) bool {
 	// round, not the whole budget), and offsetlog refreshes __consumer_offsets' metadata
 	// before each attempt (the topic cannot be deleted; its absence is ErrNoOffsetsTopic,
 	// found from metadata before any fetch). A commit is the exception its caller makes:
-	// kafkawriter returns the partition's error to the core at once (migrate.ErrPartitionMissing),
-	// which checks Kafka's metadata itself, rather than spend the group's retry budget on every
-	// offset left behind by a deleted topic.
+	// kafkawriter returns the partition's error to the core at once (migrate.ErrPartitionMissing:
+	// copy and restore report the partition failed; dual-commit's flush checks Kafka's metadata
+	// before leaving it), rather than spend the group's retry budget on every offset left
+	// behind by a deleted topic.
 	case sarama.ErrUnknownTopicOrPartition:
 		return true
 	// NOT_CONTROLLER: an admin request reached a broker that is not (or no longer) the
