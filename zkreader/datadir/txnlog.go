@@ -284,13 +284,13 @@ func applyOp(t *tree, h txnHeader, typ int32, d *bodyReader, inMulti bool) error
 		if d.bad {
 			return fmt.Errorf("create record (type %d) is truncated", typ)
 		}
-		applyCreate(t, string(path), data, h, owner)
+		applyCreate(t, path, data, h, owner)
 	case opDelete, opDeleteContainer:
 		path := d.buffer()
 		if d.bad {
 			return fmt.Errorf("delete record is truncated")
 		}
-		applyDelete(t, string(path))
+		applyDelete(t, path)
 	case opSetData, opReconfig:
 		path := d.buffer()
 		data := d.buffer()
@@ -298,7 +298,7 @@ func applyOp(t *tree, h txnHeader, typ int32, d *bodyReader, inMulti bool) error
 			return fmt.Errorf("setData record is truncated")
 		}
 		if t.classify(path) == kept {
-			t.setData(string(path), data, h.time)
+			t.setData(path, data, h.time)
 		}
 	case opCloseSession:
 		// CloseSessionTxn (3.6+) lists the paths to delete; the session's ephemerals are
@@ -331,17 +331,17 @@ func applyOp(t *tree, h txnHeader, typ int32, d *bodyReader, inMulti bool) error
 	return nil
 }
 
-func applyCreate(t *tree, path string, data []byte, h txnHeader, owner int64) {
-	switch t.classify([]byte(path)) {
+func applyCreate(t *tree, path, data []byte, h txnHeader, owner int64) {
+	switch t.classify(path) {
 	case kept:
-		t.create(path, string(data), h.time, owner)
+		t.create(path, data, h.time, owner)
 	case isChroot:
 		t.chrootExists = true
 	}
 }
 
-func applyDelete(t *tree, path string) {
-	switch t.classify([]byte(path)) {
+func applyDelete(t *tree, path []byte) {
+	switch t.classify(path) {
 	case kept:
 		t.delete(path)
 	case isChroot:
