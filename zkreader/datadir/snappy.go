@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/snappy"
 )
@@ -92,15 +93,19 @@ func (s *snappyJavaReader) Read(p []byte) (int, error) {
 		if n < 0 || n > maxRecord {
 			return 0, s.err(off, "block length %d is impossible", n)
 		}
-		if cap(s.comp) < int(n) {
-			s.comp = make([]byte, n)
-		}
-		s.comp = s.comp[:n]
-		if err := s.readFull(s.comp, "a block"); err != nil {
-			if err == io.EOF {
-				return 0, s.err(off, "file ends inside a block")
+		// The block is read a piece at a time, the buffer growing with what arrives: a corrupt
+		// length in a small file costs no more than the file.
+		s.comp = s.comp[:0]
+		for len(s.comp) < int(n) {
+			have := len(s.comp)
+			piece := min(int(n)-have, max(have, 64<<10))
+			s.comp = slices.Grow(s.comp, piece)[:have+piece]
+			if err := s.readFull(s.comp[have:], "a block"); err != nil {
+				if err == io.EOF {
+					return 0, s.err(off, "file ends inside a block")
+				}
+				return 0, err
 			}
-			return 0, err
 		}
 		// Snappy expands at most a few dozen times (a 3-byte copy writes up to 64 bytes): a
 		// larger claim is a corrupt header, not a reason to allocate it.

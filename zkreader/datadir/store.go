@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,8 +154,9 @@ func load(fs files, snap dataFile, cfg Config) (*Store, error) {
 		info.Zxid = t.maxZxid
 	}
 	st := &Store{t: t, info: info, ignoreLive: cfg.IgnoreRegistrations}
+	t.trim()
 	if t.consumers != nil {
-		for _, g := range t.consumers.children {
+		for _, g := range t.consumers.children() {
 			st.info.Registrations += len(liveness(g))
 		}
 	}
@@ -238,11 +240,11 @@ func (s *Store) ListGroups(ctx context.Context) ([]string, error) {
 	if s.t.consumers == nil {
 		return nil, nil
 	}
-	groups := make([]string, 0, len(s.t.consumers.children))
-	for g := range s.t.consumers.children {
-		groups = append(groups, g)
+	kids := s.t.consumers.children()
+	groups := make([]string, len(kids))
+	for i, g := range kids {
+		groups[i] = g.name
 	}
-	slices.Sort(groups)
 	return groups, nil
 }
 
@@ -288,8 +290,16 @@ func (s *Store) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest
 				return nil, fmt.Errorf("recheck group %q: znode %s is not an offset of topic %q of this group under %s",
 					req.Group, o.Path, o.Topic, s.t.root)
 			}
-			if n := s.t.lookup(o.Path); n != nil {
-				lg.Offsets = append(lg.Offsets, offsetOf(topic, o.Path, child, n))
+			if tn := s.t.lookup(base + "/offsets/" + topic); tn != nil {
+				if n := tn.child([]byte(child)); n != nil {
+					lg.Offsets = append(lg.Offsets, offsetOf(topic, o.Path, child, n.leaf))
+				} else if p, err := zkreader.ParsePartition(child); err == nil && tn.parts != nil {
+					if i, found := tn.parts.find(p); found {
+						off, mtime := tn.parts.get(i)
+						lg.Offsets = append(lg.Offsets, migrate.LegacyOffset{Topic: topic, Partition: p, Offset: off,
+							Path: o.Path, Mtime: time.UnixMilli(mtime).UTC()})
+					}
+				}
 			}
 		}
 		sortOffsets(lg.Offsets)
@@ -299,7 +309,8 @@ func (s *Store) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest
 }
 
 // group is one group as the live reader reports it: its offsets in (topic, partition, path)
-// order, and its liveness registrations sorted.
+// order, and its liveness registrations sorted. The znode paths are cut from one string per
+// group.
 func (s *Store) group(name string) migrate.LegacyGroup {
 	base := s.t.root + "/" + name
 	gn := s.t.lookup(base)
@@ -307,31 +318,93 @@ func (s *Store) group(name string) migrate.LegacyGroup {
 	if gn == nil {
 		return lg
 	}
-	offs := gn.children["offsets"]
+	offs := gn.child([]byte("offsets"))
 	if offs == nil {
 		return lg
 	}
-	for topic, tn := range offs.children {
-		dir := base + "/offsets/" + topic
-		for child, n := range tn.children {
-			lg.Offsets = append(lg.Offsets, offsetOf(topic, dir+"/"+child, child, n))
+	topics := offs.children()
+	n, size := 0, 0
+	for _, tn := range topics {
+		dir := len(base) + len("/offsets/") + len(tn.name) + 1
+		for _, c := range tn.children() {
+			n++
+			size += dir + len(c.name)
 		}
+		if ps := tn.parts; ps != nil {
+			for i := range ps.len() {
+				n++
+				size += dir + decimalLen(ps.part(i))
+			}
+		}
+	}
+	if n == 0 {
+		return lg
+	}
+	var b strings.Builder
+	b.Grow(size)
+	type span struct{ from, to int }
+	spans := make([]span, 0, n)
+	lg.Offsets = make([]migrate.LegacyOffset, 0, n)
+	var num [12]byte
+	for _, tn := range topics {
+		dir := func() int {
+			from := b.Len()
+			b.WriteString(base)
+			b.WriteString("/offsets/")
+			b.WriteString(tn.name)
+			b.WriteByte('/')
+			return from
+		}
+		if ps := tn.parts; ps != nil {
+			for i := range ps.len() {
+				p := ps.part(i)
+				from := dir()
+				b.Write(strconv.AppendInt(num[:0], int64(p), 10))
+				spans = append(spans, span{from, b.Len()})
+				off, mtime := ps.get(i)
+				lg.Offsets = append(lg.Offsets, migrate.LegacyOffset{Topic: tn.name, Partition: p, Offset: off,
+					Mtime: time.UnixMilli(mtime).UTC()})
+			}
+		}
+		for _, c := range tn.children() {
+			from := dir()
+			b.WriteString(c.name)
+			spans = append(spans, span{from, b.Len()})
+			lg.Offsets = append(lg.Offsets, offsetOf(tn.name, "", c.name, c.leaf))
+		}
+	}
+	paths := b.String()
+	for i, sp := range spans {
+		lg.Offsets[i].Path = paths[sp.from:sp.to]
 	}
 	sortOffsets(lg.Offsets)
 	return lg
 }
 
-// offsetOf reads one offset znode with the live reader's parsing: the same partition name
-// and data rules, so that a plan from a data directory matches the live plan entry for entry.
-func offsetOf(topic, path, child string, n *node) migrate.LegacyOffset {
-	o := migrate.LegacyOffset{Topic: topic, Partition: -1, Path: path, Mtime: time.UnixMilli(n.mtime).UTC()}
+// decimalLen is the length of a partition number in decimal.
+func decimalLen(p int32) int {
+	n := 1
+	for v := p; v >= 10; v /= 10 {
+		n++
+	}
+	if p < 0 {
+		n++ // a compact partition is never negative; for completeness
+	}
+	return n
+}
+
+// offsetOf reads one offset znode kept with its data, with the live reader's parsing: the
+// same partition name and data rules, so that a plan from a data directory matches the live
+// plan entry for entry.
+func offsetOf(topic, path, child string, d *leafData) migrate.LegacyOffset {
+	o := migrate.LegacyOffset{Topic: topic, Partition: -1, Path: path, Mtime: time.UnixMilli(d.mtime).UTC()}
 	p, err := zkreader.ParsePartition(child)
 	if err != nil {
 		o.Invalid = err.Error() // whatever the znode holds
 		return o
 	}
 	o.Partition = p
-	if v, note, err := zkreader.ParseOffsetNote([]byte(n.data)); err != nil {
+	if v, note, err := zkreader.ParseOffsetNote([]byte(d.data)); err != nil {
 		o.Invalid = err.Error()
 	} else {
 		o.Offset, o.Note = v, note
@@ -367,15 +440,15 @@ func liveness(gn *node) []string {
 		return nil
 	}
 	var live []string
-	if ids := gn.children["ids"]; ids != nil {
-		for id := range ids.children {
-			live = append(live, "ids/"+id)
+	if ids := gn.child([]byte("ids")); ids != nil {
+		for _, id := range ids.children() {
+			live = append(live, "ids/"+id.name)
 		}
 	}
-	if owners := gn.children["owners"]; owners != nil {
-		for topic, tn := range owners.children {
-			for part, pn := range tn.children {
-				live = append(live, "owners/"+topic+"/"+part+"="+strings.TrimSpace(pn.data))
+	if owners := gn.child([]byte("owners")); owners != nil {
+		for _, tn := range owners.children() {
+			for _, pn := range tn.children() {
+				live = append(live, "owners/"+tn.name+"/"+pn.name+"="+strings.TrimSpace(pn.leaf.data))
 			}
 		}
 	}
