@@ -45,8 +45,11 @@ func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate
 	}
 	owner := zkreader.LeaseOwner{Host: host, PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second),
 		Selection: o.selection.describe()}
-	if o.selection.groupRegex == "" && len(o.filter.Groups) > 0 {
-		owner.Groups = o.filter.Groups // an explicit list: disjoint lists may run side by side
+	// An explicit list: disjoint lists may run side by side. Under a map that renames, two
+	// disjoint lists of legacy groups can still write one Kafka group: such an instance overlaps
+	// every other (no Groups).
+	if o.selection.groupRegex == "" && len(o.filter.Groups) > 0 && !o.filter.GroupMap.Renames() {
+		owner.Groups = o.filter.Groups
 	}
 	lease, err := lo.OpenLease(ctx, w, owner)
 	if err != nil {

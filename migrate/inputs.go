@@ -157,6 +157,23 @@ type GroupSelection struct {
 	all    []string // every group listed, sorted
 }
 
+// Landing returns every listed group whose Kafka group (under m) is that of a selected group,
+// the selected ones included, sorted: the groups a mirror of the selection writes the Kafka
+// groups of.
+func (s GroupSelection) Landing(m GroupMap) []string {
+	into := map[string]bool{}
+	for _, g := range s.Groups {
+		into[m.Kafka(g)] = true
+	}
+	var out []string
+	for _, g := range s.all {
+		if into[m.Kafka(g)] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // SelectGroups lists the legacy groups and returns those the filter selects, sorted, and the
 // groups named exactly (--group) that are not there. Unlike the verbs that read offsets once,
 // it refuses neither: dual-commit waits for the groups to appear.

@@ -23,8 +23,10 @@ func selectGroups(ctx context.Context, legacy migrate.LegacyStore, f migrate.Fil
 	}
 	// Two legacy groups landing in one Kafka group would share its commits and its phase: refused
 	// at the start, and a merge that appears later keeps the selection as it was (reported as
-	// a failure to list the groups again, until the map or the groups change).
-	if err := f.GroupMap.CheckNoMerge(sel.Groups); err != nil {
+	// a failure to list the groups again, until the map or the groups change). A listed group
+	// outside the selection counts too: "--group a --group-map a=k" beside a legacy group k
+	// writes k's Kafka group from a's offsets while k's own consumers commit there.
+	if err := f.GroupMap.CheckNoMerge(sel.Landing(f.GroupMap)); err != nil {
 		return Selection{}, err
 	}
 	return Selection{Groups: sel.Groups, Missing: sel.Missing, Listed: sel.Listed}, nil

@@ -1,8 +1,10 @@
 package mirror_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,4 +147,30 @@ func TestMirrorResyncWatchesNewGroups(t *testing.T) {
 			t.Errorf("a group outside the selection was mirrored: %v", got)
 		}
 	})
+}
+
+// TestMirrorRefusesAMergeWithAGroupOutsideItsSelection: mapping a selected group onto the Kafka
+// group of a legacy group left out of the selection would mirror two legacy groups into one
+// Kafka group (one's consumers would skip what the other had not read): refused at the start,
+// nothing written.
+func TestMirrorRefusesAMergeWithAGroupOutsideItsSelection(t *testing.T) {
+	f := newFixture()
+	f.legacy.SetOffset("a", "t", 0, 10)
+	f.legacy.SetOffset("k", "t", 0, 5)
+	flt, err := migrate.NewFilter([]string{"a"}, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flt.GroupMap = migrate.GroupMap{"a": "k"}
+	f.m.Filter = flt
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.kafka.OnCommit(func(string) { cancel() }) // a mirror that went ahead ends at its first commit
+	err = f.m.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), `all land in Kafka group "k"`) {
+		t.Fatalf("Run: %v, want the merge of a and k refused", err)
+	}
+	if c := f.kafka.Commits(); len(c) != 0 {
+		t.Fatalf("commits %+v after a refused start", c)
+	}
 }
