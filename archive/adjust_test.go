@@ -92,3 +92,47 @@ func TestExportAdjustRoundTrip(t *testing.T) {
 		t.Fatalf("adjusted export of kafka: %v", err)
 	}
 }
+
+// TestRestoreFollowsTheExportsGroupMap: a ZooKeeper export made under --group-map records it;
+// restore --to kafka given no map lands the offsets where that map says (it used to write them
+// into the legacy names), and refuses another map.
+func TestRestoreFollowsTheExportsGroupMap(t *testing.T) {
+	legacy := []migrate.LegacyGroup{{Group: "a", Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 5, Path: "/consumers/a/offsets/t/0"}}}}
+	spec := migrate.FilterSpec{GroupMap: []migrate.GroupMapping{{Legacy: "a", Kafka: "k"}}}
+	var b strings.Builder
+	if err := WriteJSON(&b, FromLegacy(legacy, spec, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), 0)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		given   migrate.GroupMap
+		to      Target
+		want    string
+		wantErr string
+	}{
+		{name: "no map given: the export's", to: TargetKafka, want: "a=k"},
+		{name: "the same map given", given: migrate.GroupMap{"a": "k"}, to: TargetKafka, want: "a=k"},
+		{name: "another map given", given: migrate.GroupMap{"a": "z"}, to: TargetKafka, wantErr: "another group map (a=k)"},
+		{name: "into zookeeper: the legacy names", to: TargetZK, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{To: tt.to}
+			req.Filter.GroupMap = tt.given
+			gm, err := restoreGroupMap(req, f)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || gm.String() != tt.want {
+				t.Fatalf("map %q, err %v; want %q", gm, err, tt.want)
+			}
+		})
+	}
+}

@@ -86,7 +86,9 @@ func parseExport(body []byte, errs *errList) File {
 		case "filter":
 			var spec migrate.FilterSpec
 			if string(raw) != "null" {
-				_, derr = strictjson.Decode(raw, &spec, nil, nil)
+				if _, derr = strictjson.Decode(raw, &spec, nil, nil); derr == nil {
+					f.Recorded, derr = spec.Map()
+				}
 			}
 		case "invalid":
 			derr = checkInvalid(raw)

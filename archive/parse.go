@@ -49,6 +49,9 @@ type File struct {
 	// GroupMap is the legacy -> Kafka group of an export --from kafka made under a group map
 	// (its offsets' kafka_group); nil otherwise.
 	GroupMap migrate.GroupMap
+	// Recorded is the group map a ZooKeeper export was made under (its filter.group_map): a
+	// restore --to kafka given no map follows it.
+	Recorded migrate.GroupMap
 }
 
 // maxErrors bounds the problems one error lists: enough to fix a file, not a wall of text.

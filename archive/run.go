@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -232,6 +233,11 @@ func restoreGroupMap(req Request, file File) (migrate.GroupMap, error) {
 		return nil, nil
 	case file.GroupMap != nil:
 		gm = file.GroupMap
+	case file.Source == SourceZK && file.Recorded.Renames() && given && !maps.Equal(gm, file.Recorded):
+		return nil, fmt.Errorf("--group-map: the export was made under another group map (%s); restore it with that map or none",
+			file.Recorded)
+	case file.Source == SourceZK && file.Recorded.Renames():
+		gm = file.Recorded // the map it was exported under: its offsets land where that copy would put them
 	}
 	if !gm.Renames() {
 		return nil, nil

@@ -199,3 +199,24 @@ func TestArchiveOffsetAdjustIgnoresEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreGroupMapIgnoresEnvironment: a shared ZK2KAFKA_GROUP_MAP would make restore refuse
+// the undo of a copy and every rollback; restore takes the map from its command line alone.
+func TestRestoreGroupMapIgnoresEnvironment(t *testing.T) {
+	t.Setenv("ZK2KAFKA_GROUP_MAP", "a=k")
+	for _, verb := range [][]string{{"restore"}, {"migrate", "plan"}} {
+		var out bytes.Buffer
+		root := newRootCmd(defaultDeps(&out, &out), &globalOptions{})
+		c, _, err := root.Find(verb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := applyConfig(c, ""); err != nil {
+			t.Fatal(err)
+		}
+		got := c.Flags().Lookup("group-map").Value.String()
+		if want := map[bool]string{true: "[]", false: "[a=k]"}[verb[0] == "restore"]; got != want {
+			t.Errorf("%v: --group-map %s, want %s", verb, got, want)
+		}
+	}
+}

@@ -97,6 +97,10 @@ restorable, 1 an error or a partition that failed.`,
 	f.BoolVar(&o.all, "all", false, "the table lists every partition of the file, those already holding its offset too (JSON always has them all)")
 	f.BoolVar(&o.force, "force", false, "--to zk despite live legacy consumers, and a new znode whose group or topic name has spaces around it; a backup's partitions despite Kafka having moved since the copy")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	// A migration's shared map would make the undo of a copy (its backup) and every rollback
+	// --to zk refuse to run: restore takes it from its command line alone.
+	markCommandLineOnly(c, "group-map")
+	markCommandLineOnly(c, "group-map-file")
 	addArchiveOffsetAdjustFlag(c, &o.adjust, "the legacy client's znodes are the Kafka offset minus N: --to kafka adds N to a "+
 		"ZooKeeper export's values, --to zk takes N off Kafka offsets (an export of Kafka, a CSV) (command line only)")
 	return c

@@ -104,6 +104,9 @@ func (s FilterSpec) groupMap() (GroupMap, error) {
 	return m, nil
 }
 
+// Map is the spec's group map, as a file recorded it (checked; nil when none).
+func (s FilterSpec) Map() (GroupMap, error) { return s.groupMap() }
+
 // KafkaGroup is the Kafka group legacy group g lands in under the spec's group map.
 func (s FilterSpec) KafkaGroup(g string) string {
 	i, ok := slices.BinarySearchFunc(s.GroupMap, g, func(p GroupMapping, g string) int { return strings.Compare(p.Legacy, g) })

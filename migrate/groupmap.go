@@ -44,6 +44,15 @@ func (m GroupMap) Kafka(g string) string {
 	return g
 }
 
+// String is the map as --group-map values: old=new pairs in legacy name order.
+func (m GroupMap) String() string {
+	pairs := make([]string, 0, len(m))
+	for _, l := range slices.Sorted(maps.Keys(m)) {
+		pairs = append(pairs, l+"="+m[l])
+	}
+	return strings.Join(pairs, ",")
+}
+
 // Renames reports whether the map renames any group (an identity entry renames nothing).
 func (m GroupMap) Renames() bool {
 	for l, k := range m {
