@@ -63,7 +63,6 @@ func (s *filterOptions) parseGroupMap() (migrate.GroupMap, error) {
 	return migrate.ParseGroupMap(s.groupMap, s.groupMapFile, file)
 }
 
-
 // selectionOptions are the filter flags plus how conflicts are decided; plan and copy share
 // them so that a fresh copy plans exactly as plan does.
 type selectionOptions struct {
