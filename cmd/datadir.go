@@ -51,7 +51,7 @@ func (o *dataDirOptions) check(servers string) error {
 // running (no live sessions), so the operator must say they are stopped.
 func (o *dataDirOptions) checkCopy() error {
 	if o.path != "" && !*o.legacyStopped {
-		return errors.New("copy from --zk-data-dir needs --legacy-stopped: a data directory has no live sessions, so zk2kafka cannot see " +
+		return errors.New("writing into Kafka from --zk-data-dir (copy, restore --to kafka) needs --legacy-stopped: a data directory has no live sessions, so zk2kafka cannot see " +
 			"whether the legacy consumers still run; stop them, then say so with --legacy-stopped (nothing was written)")
 	}
 	return nil
@@ -66,7 +66,12 @@ func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.Legacy
 	o := &g.zkData
 	var zxid int64
 	if o.zxid != "" {
-		v, err := strconv.ParseInt(strings.TrimSpace(o.zxid), 0, 64)
+		z := strings.TrimSpace(o.zxid)
+		base := 10 // not Go's prefixes: "010" is ten, "1_000" is a typo
+		if h, ok := strings.CutPrefix(strings.ToLower(z), "0x"); ok {
+			z, base = h, 16
+		}
+		v, err := strconv.ParseInt(z, base, 64)
 		if err != nil || v <= 0 {
 			return nil, nil, fmt.Errorf("--zk-zxid: %q is not a positive zxid (decimal or 0x hex)", o.zxid)
 		}

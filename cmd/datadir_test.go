@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +53,10 @@ func TestDataDir(t *testing.T) {
 			code: 1, stderr: "holds no transaction with that zxid"},
 		{name: "copy without --legacy-stopped", args: append([]string{"migrate", "copy", "--kafka", "k:9092", "--execute"}, dd...),
 			code: 1, stderr: "needs --legacy-stopped"},
+		{name: "restore --to kafka without --legacy-stopped", args: append([]string{"restore", "--to", "kafka", "--file", "FILE", "--kafka", "k:9092", "--execute"}, dd...),
+			code: 1, stderr: "needs --legacy-stopped"},
+		{name: "octal-looking zxid is decimal", args: append([]string{"export", "--from", "zk", "--zk-zxid", "0100"}, dd...),
+			stderr: "at zxid 0x64"}, // 100, not octal 0100 = 64
 		{name: "dual-commit", args: append([]string{"migrate", "dual-commit", "--kafka", "k:9092"}, dd...),
 			code: 1, stderr: "a data directory (--zk-data-dir) never changes"},
 		{name: "copy with --legacy-stopped", args: append([]string{"migrate", "copy", "--kafka", "k:9092", "--execute", "--legacy-stopped",
@@ -69,6 +74,12 @@ func TestDataDir(t *testing.T) {
 			for i, a := range args {
 				if a == "BACKUP" {
 					args[i] = filepath.Join(t.TempDir(), "backup.jsonl")
+				}
+				if a == "FILE" { // an export of one offset, for restore
+					args[i] = filepath.Join(t.TempDir(), "export.csv")
+					if err := os.WriteFile(args[i], []byte("g0,t0,0,5\n"), 0o600); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			stdout, stderr, code := runWith(t, dataDirStores{kafka: k}, nil, args...)

@@ -137,6 +137,12 @@ func (o *restoreOptions) validate() error {
 
 func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
 	to := archive.Target(o.to)
+	if to == archive.TargetKafka {
+		// The gates read liveness from the legacy store: a data directory's is stale.
+		if err := g.zkData.checkCopy(); err != nil {
+			return err
+		}
+	}
 	req := archive.Request{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: to, Force: o.force,
 		Execute: o.execute, Backup: o.backup, Version: d.build.Version, OffsetAdjust: o.adjust}
 	// Kafka's 3-column form names no group: only a --group typed on this command line may

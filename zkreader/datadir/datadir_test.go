@@ -316,3 +316,22 @@ func TestChroot(t *testing.T) {
 		t.Errorf("a missing path: %v", err)
 	}
 }
+
+// TestZxidInAMissingLog: --zk-zxid inside the transactions of a missing log is an error naming
+// the gap, never the older tree the logs before it leave (the read used to stop at the first
+// transaction past the zxid, in the next log, before checking for the gap).
+func TestZxidInAMissingLog(t *testing.T) {
+	fs, _ := locate(filepath.Join("testdata", "3.9.3"))
+	neededLog := filepath.Base(fs.logs[len(fs.logs)-2].path)
+	inside := fs.logs[len(fs.logs)-1].zxid - 1 // the removed log's last transaction
+	dir := copyFixture(t, "3.9.3")
+	remove(neededLog)(t, dir)
+	s, err := Open(context.Background(), Config{Path: dir, Chroot: fixtureChroot, Zxid: inside})
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		var reached int64
+		if s != nil {
+			reached = s.Info().Zxid
+		}
+		t.Fatalf("--zk-zxid %#x in a removed log: err %v (reached %#x), want the missing transactions named", inside, err, reached)
+	}
+}

@@ -148,6 +148,10 @@ func load(fs files, snap dataFile, cfg Config) (*Store, error) {
 		return nil, &skipError{snap.path, fmt.Errorf("it holds changes under %s up to zxid %#x, and %s (reached %#x)",
 			t.root, t.maxZxid, why, info.Zxid)}
 	}
+	if t.maxZxid > info.Zxid && cfg.Zxid != 0 {
+		return nil, fmt.Errorf("%s holds changes under %s up to zxid %#x, after --zk-zxid %#x, and no log replays to them: it is not the tree at that zxid",
+			snap.path, t.root, t.maxZxid, cfg.Zxid)
+	}
 	if t.maxZxid > info.Zxid {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("%s holds changes up to zxid %#x and no log replays past them: the tree is the snapshot as written, fuzzy between %#x and %#x",
 			snap.path, t.maxZxid, snap.zxid, t.maxZxid))
@@ -170,7 +174,7 @@ func replay(fs files, snap dataFile, cfg Config, t *tree, info *Info) error {
 	logs := fs.logsFrom(snap.zxid)
 	var torn *logEnd
 	var tornFile string
-	for i, l := range logs {
+	for _, l := range logs {
 		if torn != nil {
 			// The server restarted after a torn write and began a new log: acceptable only if
 			// the new log takes up right after the last good transaction.
@@ -186,12 +190,17 @@ func replay(fs files, snap dataFile, cfg Config, t *tree, info *Info) error {
 			if h.zxid <= info.Zxid {
 				return false, nil // before the snapshot, or already in an older log
 			}
-			if cfg.Zxid != 0 && h.zxid > cfg.Zxid {
-				return true, nil
+			if cfg.Zxid != 0 && info.Zxid >= cfg.Zxid {
+				return true, nil // everything up to --zk-zxid is applied
 			}
+			// The gap check comes before the stop at a later zxid: transactions missing up to
+			// --zk-zxid would otherwise leave an older tree behind, without an error.
 			if sameEpoch(h.zxid, info.Zxid) && h.zxid != info.Zxid+1 {
 				return false, &FormatError{File: l.path, Offset: off, Reason: fmt.Sprintf("transaction zxid %#x follows %#x: transactions %#x to %#x are missing (a log file is missing or damaged)",
 					h.zxid, info.Zxid, info.Zxid+1, h.zxid-1)}
+			}
+			if cfg.Zxid != 0 && h.zxid > cfg.Zxid {
+				return true, nil
 			}
 			if err := applyTxn(t, h, body, l.path, off); err != nil {
 				return false, err
@@ -206,12 +215,11 @@ func replay(fs files, snap dataFile, cfg Config, t *tree, info *Info) error {
 			info.Logs = append(info.Logs, l.path)
 		}
 		if stopped {
-			return nil
+			break // the check of --zk-zxid below applies
 		}
 		if end.torn {
 			torn, tornFile = &end, l.path
 		}
-		_ = i
 	}
 	if torn != nil {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("%s: the log ends in a torn record at offset %d (%s): read up to zxid %#x, the last complete transaction",
@@ -278,7 +286,11 @@ func (s *Store) RecheckGroups(ctx context.Context, reqs []migrate.RecheckRequest
 	out := make([]migrate.LegacyGroup, len(reqs))
 	for i, req := range reqs {
 		if err := zkreader.ValidateName(req.Group); err != nil {
-			return nil, fmt.Errorf("recheck group %q: not a valid group name: %w", req.Group, err)
+			if len(req.Offsets) > 0 {
+				return nil, fmt.Errorf("recheck group %q: not a valid group name: %w", req.Group, err)
+			}
+			out[i] = migrate.LegacyGroup{Group: req.Group} // nothing can be registered under it
+			continue
 		}
 		base := s.t.root + "/" + req.Group
 		prefix := base + "/offsets/"
