@@ -85,7 +85,7 @@ type Partition struct {
 	Expected *int64 `json:"expected_kafka_offset,omitempty"`
 	Kafka    *int64 `json:"kafka_offset"`
 	// CopyAdjust is the --offset-adjust zk2kafka wrote Kafka's commit with, read from the
-	// commit's metadata (absent: another writer, or an adjust of 0).
+	// commit's metadata (absent: another writer).
 	CopyAdjust *int64    `json:"copy_offset_adjust,omitempty"`
 	Znode      string    `json:"znode,omitempty"`
 	Mtime      time.Time `json:"zk_mtime,omitzero"`
@@ -189,8 +189,8 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 		if k, ok := ks.Committed[tp]; ok && o.Partition >= 0 {
 			p.Kafka = &k
 			seen[tp] = true
-			if prov, ok := migrate.ParseProvenance(ks.Metadata[tp]); ok && prov.Adjust != 0 {
-				p.CopyAdjust = &prov.Adjust
+			if prov, ok := migrate.ParseProvenance(ks.Metadata[tp]); ok {
+				p.CopyAdjust = &prov.Adjust // 0 too: a copy without an adjust is a decision as well
 			}
 		}
 		switch {
