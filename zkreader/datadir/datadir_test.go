@@ -335,3 +335,14 @@ func TestZxidInAMissingLog(t *testing.T) {
 		t.Fatalf("--zk-zxid %#x in a removed log: err %v (reached %#x), want the missing transactions named", inside, err, reached)
 	}
 }
+
+// TestFuzzySingleSnapshot: one snapshot given that holds changes past its name's zxid, as a
+// snapshot written while transactions went on does (3.4.14's snapshot.52 holds 0x53). Asked for
+// the tree at --zk-zxid 0x52, it is an error, not a warning: it is not that tree.
+func TestFuzzySingleSnapshot(t *testing.T) {
+	snap := filepath.Join("testdata", "3.4.14", "snapshot.52")
+	_, err := Open(context.Background(), Config{Path: snap, Chroot: fixtureChroot, Zxid: 0x52})
+	if err == nil || !strings.Contains(err.Error(), "it is not the tree at that zxid") {
+		t.Fatalf("--zk-zxid 0x52 on a snapshot holding 0x53: %v, want an error", err)
+	}
+}
