@@ -170,7 +170,6 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
 	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
 	g.zkData.addFlags(root)
-	g.zkData.legacyStopped, g.layoutFlags.legacyStopped = &g.legacyStopped, &g.legacyStopped
 	f.BoolVar(&g.legacyStopped, "legacy-stopped", false, "the legacy consumers are stopped, for sources that cannot see them running: "+
 		"--zk-data-dir (its ids/owners registrations then do not gate; copy requires it) and --layout storm (a topology registers nothing; "+
 		"without it copy blocks the group as live); command line only")

@@ -124,7 +124,7 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	if err := g.zkData.checkCopy(); err != nil {
+	if err := g.checkDataDirWrite(); err != nil {
 		return err
 	}
 	legacy, kafka, closeStores, err := openStores(ctx, d, g)

@@ -20,8 +20,6 @@ type dataDirOptions struct {
 	path   string
 	chroot string
 	zxid   string
-	// legacyStopped is the global --legacy-stopped (config.go), which this store honours.
-	legacyStopped *bool
 }
 
 func (o *dataDirOptions) addFlags(root *cobra.Command) {
@@ -47,10 +45,11 @@ func (o *dataDirOptions) check(servers string) error {
 	return nil
 }
 
-// checkCopy is copy's extra condition on a data directory: the legacy consumers cannot be seen
-// running (no live sessions), so the operator must say they are stopped.
-func (o *dataDirOptions) checkCopy() error {
-	if o.path != "" && !*o.legacyStopped {
+// checkDataDirWrite is the condition of a write into Kafka from a data directory (copy, restore
+// --to kafka): the legacy consumers cannot be seen running (no live sessions), so the operator
+// must say they are stopped.
+func (g *globalOptions) checkDataDirWrite() error {
+	if g.zkData.path != "" && !g.legacyStopped {
 		return errors.New("writing into Kafka from --zk-data-dir (copy, restore --to kafka) needs --legacy-stopped: a data directory has no live sessions, so zk2kafka cannot see " +
 			"whether the legacy consumers still run; stop them, then say so with --legacy-stopped (nothing was written)")
 	}
@@ -77,7 +76,7 @@ func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.Legacy
 		}
 		zxid = v
 	}
-	s, err := datadir.Open(ctx, datadir.Config{Path: o.path, Chroot: o.chroot, Zxid: zxid, IgnoreRegistrations: *o.legacyStopped})
+	s, err := datadir.Open(ctx, datadir.Config{Path: o.path, Chroot: o.chroot, Zxid: zxid, IgnoreRegistrations: g.legacyStopped})
 	if err != nil {
 		return nil, nil, fmt.Errorf("zookeeper data directory: %w; nothing was read or written", err)
 	}
@@ -87,7 +86,7 @@ func openDataDir(ctx context.Context, g *globalOptions, d *deps) (migrate.Legacy
 	}
 	fmt.Fprintf(d.stderr, "zk2kafka: read %s\n", describeDataDir(info, time.Now()))
 	if info.Registrations > 0 {
-		if *o.legacyStopped {
+		if g.legacyStopped {
 			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are ignored: --legacy-stopped\n", info.Registrations)
 		} else {
 			fmt.Fprintf(d.stderr, "zk2kafka: %d legacy consumer registrations (ids/owners) in the copy are shown as live: they were registered at zxid %#x; "+

@@ -20,9 +20,6 @@ type layoutFlags struct {
 	stormRoot    string
 	stormSpoutID string
 	stormGroup   string
-	// legacyStopped is the global --legacy-stopped (config.go): a storm-kafka topology registers
-	// nothing while it runs.
-	legacyStopped *bool
 }
 
 func (l *layoutFlags) addFlags(root *cobra.Command) {
@@ -50,7 +47,7 @@ func (l *layoutFlags) check() error {
 				return fmt.Errorf("--layout storm needs --%s", name)
 			}
 		}
-		if err := l.storm().Validate(); err != nil {
+		if err := l.stormLayout().Validate(); err != nil {
 			return fmt.Errorf("--layout storm: %w", err)
 		}
 		return nil
@@ -60,6 +57,14 @@ func (l *layoutFlags) check() error {
 
 func (l *layoutFlags) isStorm() bool { return l.layout == layoutStorm }
 
-func (l *layoutFlags) storm() zkreader.StormLayout {
-	return zkreader.StormLayout{Root: l.stormRoot, SpoutID: l.stormSpoutID, Group: l.stormGroup, Stopped: *l.legacyStopped}
+func (l *layoutFlags) stormLayout() zkreader.StormLayout {
+	return zkreader.StormLayout{Root: l.stormRoot, SpoutID: l.stormSpoutID, Group: l.stormGroup}
+}
+
+// storm is the Storm layout to open: a storm-kafka topology registers nothing while it runs, so
+// whether it is stopped is the operator's --legacy-stopped.
+func (g *globalOptions) storm() zkreader.StormLayout {
+	s := g.stormLayout()
+	s.Stopped = g.legacyStopped
+	return s
 }

@@ -139,7 +139,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	to := archive.Target(o.to)
 	if to == archive.TargetKafka {
 		// The gates read liveness from the legacy store: a data directory's is stale.
-		if err := g.zkData.checkCopy(); err != nil {
+		if err := g.checkDataDirWrite(); err != nil {
 			return err
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 )
 
@@ -372,10 +371,6 @@ func (mk *mappedKafka) Groups(ctx context.Context, groups []string) (map[string]
 		}
 	}
 	return out, nil
-}
-
-func (mk *mappedKafka) OffsetsRetention(ctx context.Context) (time.Duration, error) {
-	return mk.KafkaState.OffsetsRetention(ctx)
 }
 
 // MapCommitter returns c committing each legacy group's offsets into the Kafka group m maps it
