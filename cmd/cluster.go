@@ -3,10 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
-	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 // clusterIDer is the Kafka adapter's cluster id (kafkawriter.Client; the fakes).
@@ -15,16 +14,9 @@ type clusterIDer interface {
 }
 
 // clusterIdentity names the stores of this run, for a plan file and for checking one: Kafka's
-// cluster id and the ZooKeeper servers and chroot of --zk. What cannot be known is left empty.
-func clusterIdentity(ctx context.Context, g *globalOptions, kafka kafkaStore) (*migrate.ClusterIdentity, error) {
-	id := &migrate.ClusterIdentity{}
-	if hosts, chroot, err := zkreader.ParseServers(g.zkServers); err == nil {
-		id.ZooKeeper = slices.Compact(slices.Sorted(slices.Values(hosts)))
-		id.Chroot = chroot
-	}
-	if g.zkData.path != "" {
-		id.Chroot = g.zkData.chroot // the servers are gone or out of reach: only the chroot is known
-	}
+// cluster id and the legacy source's ZooKeeper servers and chroot. What cannot be known is left empty.
+func clusterIdentity(ctx context.Context, src *legacy.Source, kafka kafkaStore) (*migrate.ClusterIdentity, error) {
+	id := &migrate.ClusterIdentity{ZooKeeper: src.Identity.ZooKeeper, Chroot: src.Identity.Chroot}
 	if k, ok := kafka.(clusterIDer); ok {
 		var err error
 		if id.KafkaClusterID, err = k.ClusterID(ctx); err != nil {

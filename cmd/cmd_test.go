@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
@@ -18,8 +19,8 @@ type fakeStores struct {
 	kafka  *migratetest.KafkaStore
 }
 
-func (f fakeStores) OpenLegacy(context.Context, *globalOptions, *deps) (migrate.LegacyStore, func(), error) {
-	return f.legacy, func() {}, nil
+func (f fakeStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps) (*legacy.Source, error) {
+	return staticSource(f.legacy, g), nil
 }
 
 func (f fakeStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {

@@ -94,12 +94,12 @@ func completeGroups(d *deps, g *globalOptions) cobra.CompletionFunc {
 		g.zkSessionTimeout = completionTimeout
 		ctx, cancel := context.WithTimeout(c.Context(), completionTimeout)
 		defer cancel()
-		legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+		src, err := d.stores.OpenLegacy(ctx, g, d)
 		if err != nil {
 			return nil, none
 		}
-		defer closeLegacy()
-		groups, err := legacy.ListGroups(ctx)
+		defer src.Close()
+		groups, err := src.Store.ListGroups(ctx)
 		if err != nil {
 			return nil, none
 		}

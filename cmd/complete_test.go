@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/legacy"
 )
 
 // complete runs cobra's hidden __complete command and returns the candidates and the directive
@@ -59,8 +59,8 @@ func TestCompleteFlagValues(t *testing.T) {
 // failingStores cannot reach ZooKeeper.
 type failingStores struct{ fakeStores }
 
-func (failingStores) OpenLegacy(context.Context, *globalOptions, *deps) (migrate.LegacyStore, func(), error) {
-	return nil, nil, errors.New("zookeeper 127.0.0.1:1: every server refused the connection")
+func (failingStores) OpenLegacy(context.Context, *globalOptions, *deps) (*legacy.Source, error) {
+	return nil, errors.New("zookeeper 127.0.0.1:1: every server refused the connection")
 }
 
 func TestCompleteGroups(t *testing.T) {

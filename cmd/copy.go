@@ -124,15 +124,18 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	if err := g.checkDataDirWrite(); err != nil {
-		return err
-	}
-	legacy, kafka, closeStores, err := openStores(ctx, d, g)
+	src, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
 	defer closeStores()
-	copyingFromDataDir(d, legacy)
+	if err := src.CheckWriteIntoKafka(g.legacyStopped); err != nil {
+		return err
+	}
+	if src.BeforeWrite != nil {
+		fmt.Fprintf(d.stderr, "zk2kafka: %s\n", src.BeforeWrite())
+	}
+	legacy := src.Store
 	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
 	// before the first write.
 	bar := newProgress(d, true)
@@ -141,7 +144,7 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	if o.planFile != "" {
 		what = "copy: checking the plan: reading ZooKeeper"
 	}
-	cluster, err := clusterIdentity(ctx, g, kafka)
+	cluster, err := clusterIdentity(ctx, src, kafka)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
@@ -16,7 +17,7 @@ import (
 // an in-memory Kafka that records writes.
 type dataDirStores struct{ kafka *migratetest.KafkaStore }
 
-func (s dataDirStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyStore, func(), error) {
+func (s dataDirStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (*legacy.Source, error) {
 	return realStores{}.OpenLegacy(ctx, g, d)
 }
 

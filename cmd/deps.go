@@ -8,6 +8,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/offsetlog"
 	"github.com/zk2kafka/zk2kafka/zkreader"
@@ -21,7 +22,7 @@ type kafkaStore interface {
 
 // storeOpener opens the adapters; command tests replace it with in-memory fakes.
 type storeOpener interface {
-	OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyStore, func(), error)
+	OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (*legacy.Source, error)
 	OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kafkaStore, func(), error)
 }
 
@@ -32,33 +33,51 @@ func defaultDeps(stdout, stderr io.Writer) *deps {
 // realStores opens the real ZooKeeper and Kafka adapters.
 type realStores struct{}
 
-func (realStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyStore, func(), error) {
+// OpenLegacy opens the legacy source the flags name, once per run, and says what a data
+// directory read gave.
+func (realStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (*legacy.Source, error) {
 	if err := g.needZK(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if g.zkData.path != "" {
-		return openDataDir(ctx, g, d)
+	cfg, err := g.legacyConfig(d)
+	if err != nil {
+		return nil, err
 	}
-	cfg := zkreader.Config{
+	src, err := legacy.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range src.Warnings {
+		d.logger.Warn(w)
+	}
+	for _, n := range src.Notes {
+		fmt.Fprintf(d.stderr, "zk2kafka: %s\n", n)
+	}
+	return src, nil
+}
+
+// legacyConfig is the legacy source the flags name.
+func (g *globalOptions) legacyConfig(d *deps) (legacy.Config, error) {
+	cfg := legacy.Config{ZooKeeper: zkreader.Config{
 		Servers:        g.zkServers,
 		SessionTimeout: g.zkSessionTimeout,
 		Connections:    g.zkConnections,
 		InFlight:       g.zkInFlight,
 		Auth:           g.zkAuth,
 		Logger:         d.logger,
+	}}
+	if g.zkData.path != "" {
+		dc, err := g.zkData.config(g.legacyStopped)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.DataDir = &dc
 	}
 	if g.isStorm() {
-		s, err := zkreader.OpenStorm(ctx, cfg, g.storm())
-		if err != nil {
-			return nil, nil, err
-		}
-		return s, s.Close, nil
+		s := g.storm()
+		cfg.Storm = &s
 	}
-	r, err := zkreader.Open(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, r.Close, nil
+	return cfg, nil
 }
 
 func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kafkaStore, func(), error) {
@@ -140,15 +159,15 @@ func (s topicSource) Committed(ctx context.Context, groups []string) (map[string
 
 // openStores opens ZooKeeper, then Kafka; closeAll closes whatever was opened. On an error
 // nothing is left open.
-func openStores(ctx context.Context, d *deps, g *globalOptions) (legacy migrate.LegacyStore, kafka kafkaStore, closeAll func(), err error) {
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+func openStores(ctx context.Context, d *deps, g *globalOptions) (src *legacy.Source, kafka kafkaStore, closeAll func(), err error) {
+	src, err = d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
 	if err != nil {
-		closeLegacy()
+		src.Close()
 		return nil, nil, nil, err
 	}
-	return legacy, kafka, func() { closeKafka(); closeLegacy() }, nil
+	return src, kafka, func() { closeKafka(); src.Close() }, nil
 }

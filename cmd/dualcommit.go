@@ -8,15 +8,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
-	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
 type dualCommitOptions struct {
@@ -95,9 +94,6 @@ written: the log shows what would be mirrored.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			if g.zkData.path != "" {
-				return errDataDirDualCommit
-			}
 			return runDualCommit(c.Context(), d, g, o)
 		},
 	}
@@ -160,20 +156,17 @@ func (o *dualCommitOptions) validate() error {
 	return err
 }
 
-// watcherOpener is implemented by store openers that can watch ZooKeeper (the real one);
-// without it dual-commit relies on the resync and the poll alone.
-type watcherOpener interface {
-	OpenWatcher(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyWatcher, func(), error)
-}
-
 func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommitOptions) error {
-	legacy, kafka, closeStores, err := openStores(ctx, d, g)
+	src, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
 	defer closeStores()
+	if src.Unchanging != "" {
+		return errors.New(src.Unchanging)
+	}
 	m := &mirror.Mirror{
-		Legacy: legacy, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
+		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
 		Metadata: func(_ string, mtime time.Time) string {
@@ -181,24 +174,22 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		},
 	}
 	if o.reverse {
-		if m.LegacyWriter, err = asLegacyWriter(legacy); err != nil {
+		if m.LegacyWriter, err = src.LegacyWriter(); err != nil {
 			return err
 		}
 	}
 	var expiries func() int64
-	var lease dualLease // single writer: nil without --execute or without a ZooKeeper watcher
-	if wo, ok := d.stores.(watcherOpener); ok {
-		w, closeWatcher, err := wo.OpenWatcher(ctx, g, d)
+	var lease legacy.Lease // single writer: nil without --execute or without a ZooKeeper watcher
+	if src.Watch != nil {
+		w, err := src.Watch(ctx)
 		if err != nil {
 			return err
 		}
-		defer closeWatcher()
+		defer w.Close()
 		m.Watcher = w
-		if e, ok := w.(interface{ Expiries() int64 }); ok {
-			expiries = e.Expiries
-		}
+		expiries = w.Expiries
 		if o.execute {
-			if lease, err = openDualLease(ctx, d, o, w); err != nil {
+			if lease, err = openDualLease(ctx, o, w); err != nil {
 				return err
 			}
 			if lease != nil {
@@ -218,11 +209,11 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	if o.maxPerSecond > 0 {
 		m.Limiter = mirror.NewLimiter(o.maxPerSecond, nil)
 	}
-	obs := newDualObserver(d, o.execute, describeSelection(g, o.selection.filterOptions), livenessWindow(o.pollInterval), expiries)
+	obs := newDualObserver(d, o.execute, o.selection.filterOptions.describe()+" "+src.Where, livenessWindow(o.pollInterval), expiries)
 	// Where else groups are (a chroot one level off), asked once, the first time the selection
 	// is empty: a warning for people, on the loop's goroutine, cheap (a listing and a few Exists).
 	obs.nearby = sync.OnceValue(func() string {
-		_, nearby := migrate.LocateGroups(ctx, legacy)
+		_, nearby := migrate.LocateGroups(ctx, src.Store)
 		return migrate.NearbyHint(nearby)
 	})
 	m.Observer = obs
@@ -257,19 +248,6 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 // enough for a slow batch (a rate-limit wait, Kafka retries), short enough to catch a loop that
 // is stuck.
 func livenessWindow(poll time.Duration) time.Duration { return max(2*time.Minute, 30*poll) }
-
-// describeSelection names the selection and where it is looked for, for the warning while it
-// matches nothing.
-func describeSelection(g *globalOptions, s filterOptions) string {
-	root := "/"
-	if _, chroot, err := zkreader.ParseServers(g.zkServers); err == nil && chroot != "" {
-		root = chroot + "/"
-	}
-	if g.isStorm() {
-		return fmt.Sprintf("%s: the storm spout %s", s.describe(), path.Join(root, g.stormRoot, g.stormSpoutID))
-	}
-	return fmt.Sprintf("%s under %sconsumers", s.describe(), root)
-}
 
 // forwardHUP turns each SIGHUP into a resync request until ctx ends.
 func forwardHUP(ctx context.Context, d *deps, hup <-chan os.Signal, resync chan<- struct{}) {

@@ -6,39 +6,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// dualLease is dual-commit's single-writer lease (zkreader.Lease).
-type dualLease interface {
-	migrate.WriteLease
-	// State says whether this instance writes now, and who holds the lease.
-	State() (held bool, holder string)
-	Close()
-}
-
-// leaseOpener is implemented by store openers whose watcher can hold the lease (the real one).
-type leaseOpener interface {
-	OpenLease(ctx context.Context, w migrate.LegacyWatcher, owner zkreader.LeaseOwner) (dualLease, error)
-}
-
-func (realStores) OpenLease(ctx context.Context, w migrate.LegacyWatcher, owner zkreader.LeaseOwner) (dualLease, error) {
-	zw, ok := w.(*zkreader.Watcher)
-	if !ok {
-		return nil, fmt.Errorf("dual-commit lease: the watcher %T has no ZooKeeper session", w)
-	}
-	return zkreader.OpenLease(ctx, zw, owner)
-}
-
 // openDualLease takes this instance's place in line for the lease, on the watcher's session.
 // With --wait-for-lease=false, another instance ahead on overlapping groups is an error naming
 // it; otherwise this instance stands by (the lease logs it) and writes once it holds the lease.
-func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate.LegacyWatcher) (dualLease, error) {
-	lo, ok := d.stores.(leaseOpener)
-	if !ok {
-		return nil, nil
-	}
+func openDualLease(ctx context.Context, o *dualCommitOptions, w legacy.Watcher) (legacy.Lease, error) {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown"
@@ -51,7 +27,7 @@ func openDualLease(ctx context.Context, d *deps, o *dualCommitOptions, w migrate
 	if o.selection.groupRegex == "" && len(o.filter.Groups) > 0 && !o.filter.GroupMap.Renames() {
 		owner.Groups = o.filter.Groups
 	}
-	lease, err := lo.OpenLease(ctx, w, owner)
+	lease, err := w.OpenLease(ctx, owner)
 	if err != nil {
 		return nil, err
 	}

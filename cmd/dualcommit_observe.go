@@ -14,31 +14,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
-	"github.com/zk2kafka/zk2kafka/zkreader"
 )
-
-func (realStores) OpenWatcher(ctx context.Context, g *globalOptions, d *deps) (migrate.LegacyWatcher, func(), error) {
-	if err := g.needZK(); err != nil {
-		return nil, nil, err
-	}
-	if g.zkData.path != "" {
-		return nil, nil, errDataDirDualCommit
-	}
-	cfg := zkreader.Config{
-		Servers: g.zkServers, SessionTimeout: g.zkSessionTimeout, InFlight: g.zkInFlight, Auth: g.zkAuth, Logger: d.logger,
-	}
-	var w *zkreader.Watcher
-	var err error
-	if g.isStorm() {
-		w, err = zkreader.OpenStormWatcher(ctx, cfg, g.storm())
-	} else {
-		w, err = zkreader.OpenWatcher(ctx, cfg)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, w.Close, nil
-}
 
 // dualObserver turns what the mirror reports into logs, metrics, the status line and the
 // health endpoints.

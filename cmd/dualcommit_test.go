@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
@@ -25,9 +26,9 @@ import (
 // unopenable fails the test if a command opens a store: bad flags must stop it before.
 type unopenable struct{ t *testing.T }
 
-func (u unopenable) OpenLegacy(context.Context, *globalOptions, *deps) (migrate.LegacyStore, func(), error) {
+func (u unopenable) OpenLegacy(context.Context, *globalOptions, *deps) (*legacy.Source, error) {
 	u.t.Error("ZooKeeper opened despite invalid flags")
-	return nil, nil, context.Canceled
+	return nil, context.Canceled
 }
 
 func (u unopenable) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {

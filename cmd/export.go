@@ -90,11 +90,12 @@ func (o *exportOptions) validate() error {
 }
 
 func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions) error {
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	src, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return err
 	}
-	defer closeLegacy()
+	defer src.Close()
+	legacy := src.Store
 	var state migrate.KafkaState = legacyOnly{}
 	if o.from == string(archive.SourceKafka) {
 		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)

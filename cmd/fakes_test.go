@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
@@ -79,8 +80,8 @@ type writableStores struct {
 	kafkaErr error
 }
 
-func (s writableStores) OpenLegacy(context.Context, *globalOptions, *deps) (migrate.LegacyStore, func(), error) {
-	return s.legacy, func() {}, nil
+func (s writableStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps) (*legacy.Source, error) {
+	return staticSource(s.legacy, g), nil
 }
 
 func (s writableStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
@@ -135,3 +136,12 @@ func (s fakeSource) Committed(_ context.Context, groups []string) (map[string]mi
 }
 
 var errBoom = errors.New("boom")
+
+// staticSource is a legacy source over a fake store, writable when the fake is, named by the
+// --zk of the command line as a real ensemble would be.
+func staticSource(store migrate.LegacyStore, g *globalOptions) *legacy.Source {
+	w, _ := store.(migrate.LegacyWriter)
+	s := legacy.NewStatic(store, w)
+	s.Identity, s.Where = legacy.EnsembleIdentity(g.zkServers)
+	return s
+}

@@ -97,14 +97,14 @@ func (o *planOptions) validate() error {
 }
 
 func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) error {
-	legacy, kafka, closeStores, err := openStores(ctx, d, g)
+	src, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err
 	}
 	defer closeStores()
 	bar := newProgress(d, true)
 	defer bar.finish()
-	legacy = migrate.WithReadProgress(legacy, bar.reads("plan: reading ZooKeeper"))
+	legacy := migrate.WithReadProgress(src.Store, bar.reads("plan: reading ZooKeeper"))
 	format := o.output
 	if format == "table" && !o.outputSet {
 		format = "auto"
@@ -113,7 +113,7 @@ func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) err
 	sink := &planSink{out: out, path: o.out, bar: bar}
 	defer sink.abort(d)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunk}
-	if pl.Cluster, err = clusterIdentity(ctx, g, kafka); err != nil {
+	if pl.Cluster, err = clusterIdentity(ctx, src, kafka); err != nil {
 		return err
 	}
 	tail, err := pl.Stream(ctx, time.Now(), sink)

@@ -137,12 +137,6 @@ func (o *restoreOptions) validate() error {
 
 func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
 	to := archive.Target(o.to)
-	if to == archive.TargetKafka {
-		// The gates read liveness from the legacy store: a data directory's is stale.
-		if err := g.checkDataDirWrite(); err != nil {
-			return err
-		}
-	}
 	req := archive.Request{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: to, Force: o.force,
 		Execute: o.execute, Backup: o.backup, Version: d.build.Version, OffsetAdjust: o.adjust}
 	// Kafka's 3-column form names no group: only a --group typed on this command line may
@@ -150,20 +144,25 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 	if o.groupTyped {
 		req.Owner = o.flt.Groups
 	}
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	src, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return err
 	}
-	defer closeLegacy()
-	req.Legacy = legacy
+	defer src.Close()
+	req.Legacy = src.Store
 	if to == archive.TargetKafka {
+		// The gates read liveness from the legacy store: where it cannot be seen, the
+		// operator must say the consumers are stopped.
+		if err := src.CheckWriteIntoKafka(g.legacyStopped); err != nil {
+			return err
+		}
 		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
 		if err != nil {
 			return err
 		}
 		defer closeKafka()
 		req.Kafka = kafka
-	} else if req.Writer, err = asLegacyWriter(legacy); err != nil {
+	} else if req.Writer, err = src.LegacyWriter(); err != nil {
 		return fmt.Errorf("--to zk: %w", err)
 	}
 	res, runErr := archive.Restore(ctx, req)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
@@ -30,8 +31,8 @@ type rootedStores struct {
 	kafka  *migratetest.KafkaStore
 }
 
-func (s rootedStores) OpenLegacy(context.Context, *globalOptions, *deps) (migrate.LegacyStore, func(), error) {
-	return s.legacy, func() {}, nil
+func (s rootedStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps) (*legacy.Source, error) {
+	return staticSource(s.legacy, g), nil
 }
 
 func (s rootedStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {

@@ -2,38 +2,10 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
-	"github.com/zk2kafka/zk2kafka/zkreader/datadir"
 )
-
-// legacyWriter is the write side of the legacy store (zkreader.Reader implements it): restore
-// to ZooKeeper and the cutover marker. It is not part of migrate.LegacyStore because plan, copy
-// and verify must never need it.
-type legacyWriter interface {
-	WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error
-	migrate.LegacyOffsetWriter // dual-commit --reverse: forward only, a compare-and-set per znode
-	MarkMigrated(ctx context.Context, group string, data []byte) error
-	Marker(ctx context.Context, group string) ([]byte, bool, error)
-}
-
-// asLegacyWriter returns the write side of an opened legacy store.
-func asLegacyWriter(l migrate.LegacyStore) (legacyWriter, error) {
-	if ro, ok := l.(interface{ ReadOnly() string }); ok {
-		return nil, errors.New(ro.ReadOnly())
-	}
-	w, ok := l.(legacyWriter)
-	if _, dd := l.(*datadir.Store); dd {
-		return nil, errors.New("--zk-data-dir is read-only: writing to ZooKeeper needs --zk and a running ensemble")
-	}
-	if !ok {
-		return nil, fmt.Errorf("the legacy store %T cannot write to ZooKeeper", l)
-	}
-	return w, nil
-}
 
 // committedSource reads groups' committed offsets some other way than OffsetFetch:
 // `migrate verify --via-topic` decodes __consumer_offsets itself (package offsetlog).

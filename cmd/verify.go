@@ -120,14 +120,15 @@ func (o *verifyOptions) validate() error {
 }
 
 func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions) error {
-	legacy, closeLegacy, err := d.stores.OpenLegacy(ctx, g, d)
+	src, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return err
 	}
-	defer closeLegacy()
-	var marker legacyWriter
+	defer src.Close()
+	legacy := src.Store
+	var marker migrate.LegacyWriter
 	if o.mark {
-		if marker, err = asLegacyWriter(legacy); err != nil {
+		if marker, err = src.LegacyWriter(); err != nil {
 			return fmt.Errorf("--mark: %w", err)
 		}
 	}
@@ -263,7 +264,7 @@ type cutoverMarker struct {
 // markPassed writes the cutover marker of every passing group. A group with live legacy
 // consumers is not marked even when it passes: its ZooKeeper offsets may move on at once, so it
 // is not done. The first failure stops the marking; groups marked before it stay marked.
-func markPassed(ctx context.Context, d *deps, w legacyWriter, r *verify.Report) error {
+func markPassed(ctx context.Context, d *deps, w migrate.LegacyWriter, r *verify.Report) error {
 	for i := range r.Groups {
 		grp := &r.Groups[i]
 		switch {

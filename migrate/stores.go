@@ -137,3 +137,15 @@ type WriteLease interface {
 	// Gained returns a channel that is closed once Hold can succeed: at once when it can now.
 	Gained() <-chan struct{}
 }
+
+// LegacyWriter is the write side of the legacy store (zkreader.Reader implements it): restore
+// to ZooKeeper, dual-commit --reverse and verify's cutover marker. It is not part of
+// LegacyStore because plan, copy and verify's comparison must never need it.
+type LegacyWriter interface {
+	// WriteOffsets sets the group's offset znodes as given (restore --to zk).
+	WriteOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) error
+	LegacyOffsetWriter // dual-commit --reverse: forward only, a compare-and-set per znode
+	// MarkMigrated writes the group's cutover marker; Marker reads it back.
+	MarkMigrated(ctx context.Context, group string, data []byte) error
+	Marker(ctx context.Context, group string) ([]byte, bool, error)
+}
