@@ -8,6 +8,7 @@ require (
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/klauspost/compress v1.20.1
 	github.com/olekukonko/tablewriter v1.1.5
+	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/schollz/progressbar/v3 v3.19.1
@@ -18,6 +19,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/sync v0.23.0
 	golang.org/x/term v0.46.0
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
 require (

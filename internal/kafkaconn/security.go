@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/IBM/sarama"
+	"github.com/zk2kafka/zk2kafka/internal/secret"
+	"github.com/zk2kafka/zk2kafka/internal/tlsconf"
 )
 
 // SASL mechanisms Security accepts (the names Kafka's sasl.enabled.mechanisms uses).
@@ -29,31 +29,8 @@ func Mechanisms() []string {
 	return []string{MechanismPlain, MechanismSCRAMSHA256, MechanismSCRAMSHA512}
 }
 
-// Secret is a password. It prints, formats and logs as "[redacted]" so that a Config or an
-// error that carries one can never show it; only Reveal returns the value.
-type Secret string
-
-const redacted = "[redacted]"
-
-// String hides the secret from fmt's %v and %s.
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return redacted
-}
-
-// GoString hides the secret from fmt's %#v.
-func (s Secret) GoString() string { return s.String() }
-
-// LogValue hides the secret from slog.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
-
-// MarshalText hides the secret from encoders (JSON, YAML).
-func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// Reveal returns the secret itself: only for the wire.
-func (s Secret) Reveal() string { return string(s) }
+// Secret is a password that never prints (package secret).
+type Secret = secret.Secret
 
 // Security configures TLS and SASL for every connection to the cluster. The zero value is
 // plaintext without authentication.
@@ -71,6 +48,13 @@ type Security struct {
 	// InsecureSkipVerify accepts any broker certificate: it protects nothing against a man in
 	// the middle. Negotiate logs a warning on every use.
 	InsecureSkipVerify bool
+	// TrustStore and KeyStore are Java stores (JKS, PKCS12, PEM) in place of CAFile and
+	// CertFile/KeyFile, from a client.properties file; KeyPassword unlocks a JKS key.
+	TrustStore, KeyStore tlsconf.Store
+	KeyPassword          Secret
+	// NoHostnameCheck verifies the brokers' chain but not their names (an empty
+	// ssl.endpoint.identification.algorithm).
+	NoHostnameCheck bool
 	// Mechanism is "" (no SASL) or one of Mechanisms.
 	Mechanism string
 	// User and Password are the SASL credentials.
@@ -141,6 +125,7 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 		for name, set := range map[string]bool{
 			"a CA file": s.CAFile != "", "a client certificate": s.CertFile != "", "a client key": s.KeyFile != "",
 			"a server name": s.ServerName != "", "insecure-skip-verify": s.InsecureSkipVerify,
+			"a trust store": s.TrustStore.Path != "", "a key store": s.KeyStore.Path != "",
 		} {
 			if set {
 				return nil, fmt.Errorf("kafka TLS: %s is given but TLS is not enabled (--kafka-tls)", name)
@@ -148,32 +133,9 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 		}
 		return nil, nil
 	}
-	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.ServerName, InsecureSkipVerify: s.InsecureSkipVerify}
-	if s.CAFile != "" {
-		pem, err := os.ReadFile(s.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("kafka TLS CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("kafka TLS CA file %s: no PEM certificate in it", s.CAFile)
-		}
-		c.RootCAs = pool
-	}
-	switch {
-	case s.CertFile != "" && s.KeyFile == "":
-		return nil, fmt.Errorf("kafka TLS client certificate %s: no key file given", s.CertFile)
-	case s.KeyFile != "" && s.CertFile == "":
-		return nil, fmt.Errorf("kafka TLS client key %s: no certificate file given", s.KeyFile)
-	case s.CertFile != "":
-		pair, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
-		if err != nil {
-			// LoadX509KeyPair's messages name neither file: say which pair it was.
-			return nil, fmt.Errorf("kafka TLS client certificate %s and key %s: %w", s.CertFile, s.KeyFile, err)
-		}
-		c.Certificates = []tls.Certificate{pair}
-	}
-	return c, nil
+	return tlsconf.Files{What: "kafka TLS", CAFile: s.CAFile, CertFile: s.CertFile, KeyFile: s.KeyFile,
+		TrustStore: s.TrustStore, KeyStore: s.KeyStore, KeyPassword: s.KeyPassword,
+		ServerName: s.ServerName, NoHostnameCheck: s.NoHostnameCheck, InsecureSkipVerify: s.InsecureSkipVerify}.Config()
 }
 
 // Apply sets conf's TLS and SASL from s (after Validate's checks). SaramaConfig calls it; the

@@ -119,7 +119,7 @@ func TestSecretNeverShown(t *testing.T) {
 			t.Errorf("%s shows the password: %s", how, s)
 		}
 	}
-	if !strings.Contains(shown["%+v"], redacted) {
+	if !strings.Contains(shown["%+v"], "[redacted]") {
 		t.Errorf("%%+v does not even mark the password as redacted: %s", shown["%+v"])
 	}
 	if cfg.Security.Password.Reveal() != pw {
