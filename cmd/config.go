@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -145,14 +146,17 @@ type globalOptions struct {
 	zkConnections    int
 	zkInFlight       int
 	zkData           dataDirOptions // --zk-data-dir and its companions (datadir.go)
-	kafkaBootstrap   string
-	clientID         string
-	kafkaVersion     string
-	logLevel         string
-	logFormat        string
-	debug            bool
-	kafkaSec         kafkaSecurityFlags
-	layoutFlags      // --layout and the Storm layout's flags (layout.go)
+	zkTLSFlags       zkTLSFlags     // --zk-tls and its companions (zktls.go)
+	// zkTLS is zkTLSFlags read (by setup); nil: plain TCP.
+	zkTLS          *tls.Config
+	kafkaBootstrap string
+	clientID       string
+	kafkaVersion   string
+	logLevel       string
+	logFormat      string
+	debug          bool
+	kafkaSec       kafkaSecurityFlags
+	layoutFlags    // --layout and the Storm layout's flags (layout.go)
 	// legacyStopped is --legacy-stopped: the operator says the legacy consumers are stopped, for
 	// the sources that cannot see them (a data directory, the Storm layout).
 	legacyStopped bool
@@ -170,6 +174,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
 	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
 	g.zkData.addFlags(root)
+	g.zkTLSFlags.addFlags(root)
 	f.BoolVar(&g.legacyStopped, "legacy-stopped", false, "the legacy consumers are stopped, for sources that cannot see them running: "+
 		"--zk-data-dir (its ids/owners registrations then do not gate; copy requires it) and --layout storm (a topology registers nothing; "+
 		"without it copy blocks the group as live); command line only")
@@ -229,6 +234,13 @@ func (g *globalOptions) setup(d *deps) error {
 	}
 	if g.zkAuth != "" && !strings.HasPrefix(g.zkAuth, "digest:") {
 		return errors.New(`--zk-auth: expected "digest:user:password"`)
+	}
+	var err error
+	if g.zkTLS, err = g.zkTLSFlags.config(); err != nil {
+		return err
+	}
+	if g.zkTLS != nil && g.zkData.path != "" {
+		return errZKTLSDataDir
 	}
 	sec, err := g.kafkaSec.security(os.Getenv)
 	if err != nil {

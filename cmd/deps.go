@@ -64,6 +64,7 @@ func (g *globalOptions) legacyConfig(d *deps) (legacy.Config, error) {
 		Connections:    g.zkConnections,
 		InFlight:       g.zkInFlight,
 		Auth:           g.zkAuth,
+		TLS:            g.zkTLS,
 		Logger:         d.logger,
 	}}
 	if g.zkData.path != "" {

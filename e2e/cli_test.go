@@ -38,7 +38,7 @@ func (e *env) cli(args ...string) result {
 func (e *env) cliAt(zkURL string, args ...string) result {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
-	argv := append(append([]string{"--zk", zkURL, "--kafka", e.st.Kafka}, e.kafkaArgs...), args...)
+	argv := append(append(append([]string{"--zk", zkURL}, e.zkArgs...), append([]string{"--kafka", e.st.Kafka}, e.kafkaArgs...)...), args...)
 	code := cmd.Execute(e.ctx(), argv, &out, &errOut)
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }

@@ -5,6 +5,7 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -43,8 +44,9 @@ type env struct {
 	// sec is how the test's own clients (kw, admin, producers) reach Kafka: plaintext, or the
 	// secure profile's super user.
 	sec kafkaconn.Security
-	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags).
-	kafkaArgs []string
+	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags),
+	// zkArgs after --zk (ZooKeeper's TLS flags).
+	kafkaArgs, zkArgs []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -55,9 +57,16 @@ func newEnv(t *testing.T) *env {
 // newEnvOn is newEnv on stack st, the test's own Kafka clients connecting with sec.
 func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkaconn.Security) *env {
 	t.Helper()
+	return newEnvAt(t, st, sec, st.ZK, nil)
+}
+
+// newEnvAt is newEnvOn with the legacy offsets in the ZooKeeper at zkServer, reached over TLS
+// with zkTLS when it is set.
+func newEnvAt(t *testing.T, st *stacktest.Stack, sec kafkaconn.Security, zkServer string, zkTLS *tls.Config) *env {
+	t.Helper()
 	e := &env{t: t, st: st, chroot: "/" + stacktest.Name(t, "e2e"), dir: t.TempDir(), sec: sec}
-	e.zkURL = st.ZK + e.chroot
-	e.raw = dialZK(t, st.ZK)
+	e.zkURL = zkServer + e.chroot
+	e.raw = dialZKWith(t, zkServer, zkTLS)
 	e.ensure(e.chroot)
 	t.Cleanup(func() {
 		if err := deleteTree(e.raw, e.chroot); err != nil {
@@ -66,7 +75,7 @@ func newEnvOn(t *testing.T, st *stacktest.Stack, sec kafkaconn.Security) *env {
 	})
 	ctx := e.ctx()
 	var err error
-	if e.zr, err = zkreader.Open(ctx, zkreader.Config{Servers: e.zkURL}); err != nil {
+	if e.zr, err = zkreader.Open(ctx, zkreader.Config{Servers: e.zkURL, TLS: zkTLS}); err != nil {
 		t.Fatalf("open zookeeper %s: %v", e.zkURL, err)
 	}
 	t.Cleanup(e.zr.Close)

@@ -1,8 +1,10 @@
 package e2e_test
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -21,9 +23,23 @@ func (silentZK) Printf(string, ...any) {}
 // Session events go to a callback: go-zookeeper drops them when its channel is not drained.
 func dialZK(t *testing.T, server string) *zk.Conn {
 	t.Helper()
+	return dialZKWith(t, server, nil)
+}
+
+// dialZKWith is dialZK over TLS with cfg when it is set.
+func dialZKWith(t *testing.T, server string, cfg *tls.Config) *zk.Conn {
+	t.Helper()
 	ready := make(chan struct{})
 	var once sync.Once
-	conn, _, err := zk.Connect([]string{server}, 10*time.Second, zk.WithLogger(silentZK{}),
+	dialer := zk.WithDialer(net.DialTimeout)
+	if cfg != nil {
+		dialer = zk.WithDialer(func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			c := cfg.Clone()
+			c.ServerName, _, _ = net.SplitHostPort(addr)
+			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+		})
+	}
+	conn, _, err := zk.Connect([]string{server}, 10*time.Second, zk.WithLogger(silentZK{}), dialer,
 		zk.WithEventCallback(func(ev zk.Event) {
 			if ev.Type == zk.EventSession && ev.State == zk.StateHasSession {
 				once.Do(func() { close(ready) })

@@ -8,6 +8,11 @@
 #                               certificate, KAFKA_MTLS in stack.env)
 #   secrets/*.password  random passwords, mode 600
 #   admin.properties    a Java client config (admin over SASL_SSL/PLAIN) for Kafka's own tools
+#   zk-tls.properties   the TLS-only ZooKeeper's client settings in Kafka's zookeeper.ssl.* names
+#                       (a JKS trust store, a PKCS12 key store: tls/zk-truststore.jks,
+#                       tls/zk-client.p12), as Kafka's tools take it (--zk-tls-config-file)
+# A second ZooKeeper (ZK_TLS in stack.env) listens on a Netty secureClientPort only and
+# requires a client certificate from tls/ca.pem: ZooKeeper over TLS as Kafka 2.5+ uses it.
 # Users: admin (super user, PLAIN; also the inter-broker login) and zk2kafka (PLAIN,
 # SCRAM-SHA-256 and SCRAM-SHA-512). The test user's ACLs (created by stackcheck once the broker
 # is up) allow what a migration needs on every topic and group except READ (commit) on groups
@@ -53,6 +58,57 @@ ssl.truststore.type=PEM
 ssl.truststore.location=$t/ca.pem
 CFG
   chmod 600 "$RUN/admin.properties"
+  local zpw
+  zpw=$(cat "$s/admin.password")
+  (
+    cd "$t"
+    keytool -importcert -noprompt -alias ca -file ca.pem -keystore zk-truststore.jks -storetype JKS -storepass "$zpw"
+    openssl pkcs12 -export -in client.pem -inkey client.key -certfile ca.pem -name client -out zk-client.p12 -passout "pass:$zpw"
+  ) >>"$LOGS/openssl.log" 2>&1 || { tail -5 "$LOGS/openssl.log" >&2; die "generating the ZooKeeper client stores failed (log: $LOGS/openssl.log)"; }
+  cat >"$RUN/zk-tls.properties" <<CFG
+zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty
+zookeeper.ssl.client.enable=true
+zookeeper.ssl.keystore.location=$t/zk-client.p12
+zookeeper.ssl.keystore.password=$zpw
+zookeeper.ssl.keystore.type=PKCS12
+zookeeper.ssl.truststore.location=$t/zk-truststore.jks
+zookeeper.ssl.truststore.password=$zpw
+zookeeper.ssl.truststore.type=JKS
+CFG
+  chmod 600 "$RUN/zk-tls.properties"
+}
+
+# start_zk_tls PORT: the TLS-only ZooKeeper (Netty, secureClientPort, client certificates
+# required), ready once it answers ruok through TLS with the test client's certificate.
+start_zk_tls() {
+  local port=$1 name=zookeeper-tls t="$RUN/tls"
+  mkdir -p "$RUN/$name-data"
+  cat >"$RUN/$name.cfg" <<CFG
+tickTime=2000
+dataDir=$RUN/$name-data
+secureClientPort=$port
+secureClientPortAddress=127.0.0.1
+serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory
+ssl.keyStore.location=$t/broker.pem
+ssl.keyStore.type=PEM
+ssl.trustStore.location=$t/ca.pem
+ssl.trustStore.type=PEM
+ssl.clientAuth=need
+admin.enableServer=false
+4lw.commands.whitelist=ruok,srvr,mntr
+maxClientCnxns=0
+CFG
+  cp "$RUN/log4j-zookeeper.properties" "$RUN/log4j-$name.properties"
+  start "$name" "$LOGS/$name.log" java -Xms64m -Xmx256m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError \
+    -Dlog4j.configuration="file:$RUN/log4j-$name.properties" -cp "$CACHE/kafka39/libs/*" \
+    org.apache.zookeeper.server.quorum.QuorumPeerMain "$RUN/$name.cfg"
+  for _ in $(seq 150); do
+    alive "$name" || { tail -20 "$LOGS/$name.log" >&2; die "zookeeper ($name) exited during start (log: $LOGS/$name.log)"; }
+    if [ "$(printf ruok | timeout 3 openssl s_client -quiet -connect "127.0.0.1:$port" -CAfile "$t/ca.pem" \
+        -cert "$t/client.pem" -key "$t/client.key" 2>/dev/null)" = imok ]; then return 0; fi
+    sleep 0.2
+  done
+  die "zookeeper ($name) on 127.0.0.1:$port did not answer ruok over TLS within 30s (log: $LOGS/$name.log)"
 }
 
 # secure_props KAFKA_PORT CONTROLLER_PORT MTLS_PORT: server.properties lines.
@@ -107,10 +163,13 @@ secure_check_args() {
     -acl-deny-topic-prefix "$SECURE_DENIED_TOPIC_PREFIX"
 }
 
-# secure_env MTLS_PORT: stack.env lines.
+# secure_env MTLS_PORT ZK_TLS_PORT: stack.env lines.
 secure_env() {
   cat <<ENV
 SECURE=1
+ZK_TLS=127.0.0.1:$2
+ZK_TLS_CONFIG_FILE=$RUN/zk-tls.properties
+ZK_LIBS=$CACHE/kafka39/libs
 KAFKA_MTLS=127.0.0.1:$1
 KAFKA_CA_FILE=$RUN/tls/ca.pem
 KAFKA_OTHER_CA_FILE=$RUN/tls/other-ca.pem

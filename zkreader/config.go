@@ -11,6 +11,7 @@
 package zkreader
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -54,6 +55,9 @@ type Config struct {
 	// GroupsInFlight bounds how many groups ReadGroups holds in memory at once.
 	// Default InFlight/4 (at least 1).
 	GroupsInFlight int
+	// TLS, when set, connects over TLS (a server's secureClientPort): each server's certificate
+	// is checked against the host as Servers names it, unless TLS.ServerName names another.
+	TLS *tls.Config
 	// Auth is "digest:user:password" or empty. It is a secret: never logged, never in errors.
 	Auth string
 	// Logger receives connection events; go-zookeeper's own log lines are forwarded only when
@@ -73,6 +77,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("connections", c.Connections),
 		slog.Int("in_flight", c.InFlight),
 		slog.String("auth", auth),
+		slog.Bool("tls", c.TLS != nil),
 	)
 }
 

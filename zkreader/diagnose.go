@@ -29,8 +29,10 @@ func (e *NotZooKeeperError) Error() string {
 // answered but not as ZooKeeper. go-zookeeper only logs such failures and tries the servers again
 // and again, which kept Open waiting the whole session timeout before it said anything.
 type openCheck struct {
-	// addrs are the addresses go-zookeeper dials: each server resolved as its DNSHostProvider does.
+	// addrs are the addresses go-zookeeper dials: each server resolved as its DNSHostProvider does;
+	// names maps each back to the host the connect string gave (a TLS certificate names that).
 	addrs []string
+	names map[string]string
 	// probeAfter is how long a handshake may stay unanswered before the server is asked whether
 	// it is a Kafka broker (a broker takes a ZooKeeper ConnectRequest without a word).
 	probeAfter time.Duration
@@ -46,7 +48,7 @@ type openCheck struct {
 // resolve: go-zookeeper reports that itself.
 func newOpenCheck(ctx context.Context, hosts []string, timeout time.Duration) *openCheck {
 	o := &openCheck{probeAfter: min(time.Second, timeout/4), bad: map[string]error{}, probed: map[string]bool{},
-		failed: make(chan struct{})}
+		failed: make(chan struct{}), names: map[string]string{}}
 	for _, h := range hosts {
 		host, port, err := net.SplitHostPort(h)
 		if err != nil {
@@ -57,7 +59,9 @@ func newOpenCheck(ctx context.Context, hosts []string, timeout time.Duration) *o
 			return nil
 		}
 		for _, ip := range ips {
-			o.addrs = append(o.addrs, net.JoinHostPort(ip, port))
+			a := net.JoinHostPort(ip, port)
+			o.addrs = append(o.addrs, a)
+			o.names[a] = host
 		}
 	}
 	if len(o.addrs) == 0 {
@@ -127,18 +131,42 @@ func (o *openCheck) error() error {
 	return o.err
 }
 
-// probeKafka asks addr, once per Open, whether it answers Kafka's ApiVersions request, and
-// records it as not ZooKeeper if so. A ZooKeeper server closes such a connection at once: the
-// probe costs it one short connection.
-func (o *openCheck) probeKafka(addr string) bool {
+// verdict is what was found of addr.
+func (o *openCheck) verdict(addr string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bad[addr]
+}
+
+// name is the host the connect string gave for addr (addr's host without a check).
+func (o *openCheck) name(addr string) string {
+	if o != nil {
+		if n, ok := o.names[addr]; ok {
+			return n
+		}
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	return host
+}
+
+// probe asks addr, once per Open, whether it answers Kafka's ApiVersions request or a TLS
+// ClientHello, and records it as not (plain) ZooKeeper if so. A ZooKeeper server closes such a
+// connection at once: the probe costs it one or two short connections.
+func (o *openCheck) probe(addr string) bool {
 	o.mu.Lock()
 	done := o.probed[addr]
 	o.probed[addr] = true
 	o.mu.Unlock()
-	if done || !answersAsKafka(addr, 2*time.Second) {
+	switch {
+	case done:
+		return false
+	case answersAsKafka(addr, 2*time.Second):
+		o.markBad(addr, &NotZooKeeperError{Addr: addr, Hint: "is it a Kafka broker?"})
+	case speaksTLS(addr, 2*time.Second):
+		o.markBad(addr, &NotZooKeeperError{Addr: addr, Hint: "it expects TLS (a secureClientPort): connect with --zk-tls (or --zk-tls-config-file)"})
+	default:
 		return false
 	}
-	o.markBad(addr, &NotZooKeeperError{Addr: addr, Hint: "is it a Kafka broker?"})
 	return true
 }
 

@@ -35,10 +35,17 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 	stop := c.probeIfSilent()
 	n, err := c.Conn.Read(p)
 	stop()
-	if n == 0 && c.n == 0 && err != nil && c.beforeFirstSession() && c.s.check.probeKafka(c.addr) {
-		// Closed without a word: Kafka 4.x drops a connection whose first request it cannot
-		// parse (3.9 stays silent, which the timer above catches).
-		return 0, &NotZooKeeperError{Addr: c.addr, Hint: "is it a Kafka broker?"}
+	if n == 0 && c.n == 0 && err != nil && c.beforeFirstSession() {
+		if refused := refusedByServer(c.addr, err); refused != nil {
+			c.s.check.markBad(c.addr, refused)
+			return 0, refused
+		}
+		if c.s.check.probe(c.addr) {
+			// Closed without a word: Kafka 4.x drops a connection whose first request it
+			// cannot parse (3.9 stays silent, which the timer above catches), and a
+			// secureClientPort one that does not start with a TLS ClientHello.
+			return 0, c.s.check.verdict(c.addr)
+		}
 	}
 	if n > 0 {
 		c.n += copy(c.head[c.n:], p[:n])
@@ -62,7 +69,7 @@ func (c *handshakeConn) probeIfSilent() func() bool {
 		return func() bool { return false }
 	}
 	t := time.AfterFunc(o.probeAfter, func() {
-		if o.probeKafka(c.addr) {
+		if o.probe(c.addr) {
 			_ = c.Conn.Close() // an error says it is closed already
 		}
 	})

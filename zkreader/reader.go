@@ -2,6 +2,7 @@ package zkreader
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,8 @@ type Reader struct {
 	chroot         string
 	groupsInFlight int
 	log            *slog.Logger
+	// tls is Config.TLS: every connection of the pool and the watcher dials through it.
+	tls *tls.Config
 	// check gives Open an early verdict on servers that can never give a session (diagnose.go).
 	check *openCheck
 	// calls runs every request, at most InFlight at once over the whole pool.
@@ -57,7 +60,7 @@ func prepare(ctx context.Context, cfg Config) (Config, *Reader, string, []byte, 
 	// resolver must not add its own retries to every run.
 	lctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
 	defer cancel()
-	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log,
+	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log, tls: cfg.TLS,
 		calls: newCalls(cfg.InFlight), check: newOpenCheck(lctx, hosts, cfg.SessionTimeout)}
 	return cfg, r, scheme, auth, nil
 }
@@ -74,7 +77,7 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 	log := r.log
 	sessions := make([]*session, cfg.Connections)
 	for i := range sessions {
-		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check}
+		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
 		c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 			zk.WithEventCallback(s.event),
 			zk.WithDialer(s.dial),
@@ -191,6 +194,7 @@ type session struct {
 	// one), read off the wire: go-zookeeper keeps it private. The lease needs it (lease.go).
 	granted atomic.Int32
 	check   *openCheck // the Reader's, told what each dial and handshake found (nil: none)
+	tls     *tls.Config // nil: plain TCP
 }
 
 func (s *session) event(ev zk.Event) {
@@ -208,12 +212,27 @@ func (s *session) event(ev zk.Event) {
 	}
 }
 
-// dial is DialCoalescing that remembers its failure: go-zookeeper only logs it.
+// dial is DialCoalescing, over TLS when configured, that remembers its failure: go-zookeeper
+// only logs it. A failed TLS handshake is a verdict on the server (diagnose.go), not a reason to
+// wait.
 func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
-	c, err := DialCoalescing(network, addr, timeout)
+	var c net.Conn
+	var err error
+	if s.tls != nil {
+		var tc net.Conn
+		if tc, err = dialTLS(network, addr, s.check.name(addr), timeout, s.tls); err == nil {
+			c = newCoalescingConn(tc)
+		}
+	} else {
+		c, err = DialCoalescing(network, addr, timeout)
+	}
 	s.check.dialed(addr, err)
 	if err != nil {
 		s.setLast(err)
+		var te *TLSError
+		if errors.As(err, &te) && !errors.Is(err, context.DeadlineExceeded) {
+			s.check.markBad(addr, err)
+		}
 		return nil, err
 	}
 	s.closeConn(c)

@@ -69,7 +69,7 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	r.groupsInFlight = 1
 	log := r.log
 	w := &Watcher{signal: make(chan struct{}, 1), r: r, armed: map[watchKey]bool{}, denied: map[string]bool{}}
-	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
 	if dial == nil {
 		dial = s.dial
 	}

@@ -50,6 +50,12 @@ type Stack struct {
 	ClientProperties                        string // Java client config (admin over SASL_SSL) for Kafka's own tools
 	DeniedGroupPrefix                       string // the test user may not commit to groups named so
 	DeniedTopicPrefix                       string // nor to partitions of topics named so
+	// ZKTLS is a second ZooKeeper listening on a TLS secureClientPort only, requiring a client
+	// certificate from CAFile's CA; ZKTLSConfigFile its client settings in Kafka's
+	// zookeeper.ssl.* names (JKS trust store, PKCS12 key store).
+	// ZKLibs holds ZooKeeper's and Kafka 3.9's jars, whose zookeeper-shell (with Kafka's
+	// -zk-tls-config-file) is an independent checker over TLS.
+	ZKTLS, ZKTLSConfigFile, ZKLibs string
 
 	started string // STACK_NAME when this package started the stack
 }
@@ -169,13 +175,13 @@ func readEnv(path string) (*Stack, error) {
 		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],
 		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
 		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
-		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"]}
+		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"], ZKTLS: vals["ZK_TLS"], ZKTLSConfigFile: vals["ZK_TLS_CONFIG_FILE"], ZKLibs: vals["ZK_LIBS"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
-	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "" || s.DeniedTopicPrefix == "") {
+	if s.Secure && (s.CAFile == "" || s.PasswordFile == "" || s.AdminPasswordFile == "" || s.ClientProperties == "" || s.ClientCertFile == "" || s.KafkaMTLS == "" || s.DeniedTopicPrefix == "" || s.ZKTLS == "") {
 		return nil, fmt.Errorf("%s: secure profile without KAFKA_CA_FILE, KAFKA_PASSWORD_FILE, KAFKA_ADMIN_PASSWORD_FILE, "+
-			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS or KAFKA_DENIED_TOPIC_PREFIX (restart it with the current scripts/stack)", path)
+			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS, KAFKA_DENIED_TOPIC_PREFIX or ZK_TLS (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
 }
