@@ -6,6 +6,7 @@ require (
 	github.com/IBM/sarama v1.61.1
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/go-zookeeper/zk v1.0.4
+	github.com/jcmturner/gokrb5/v8 v8.4.4
 	github.com/klauspost/compress v1.20.1
 	github.com/magiconair/properties v1.8.10
 	github.com/olekukonko/tablewriter v1.1.5
@@ -18,6 +19,7 @@ require (
 	github.com/spf13/viper v1.21.0
 	github.com/xdg-go/scram v1.4.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sync v0.23.0
 	golang.org/x/term v0.46.0
 	software.sslmate.com/src/go-pkcs12 v0.7.4
@@ -39,7 +41,6 @@ require (
 	github.com/jcmturner/aescts/v2 v2.0.0 // indirect
 	github.com/jcmturner/dnsutils/v2 v2.0.0 // indirect
 	github.com/jcmturner/gofork v1.7.6 // indirect
-	github.com/jcmturner/gokrb5/v8 v8.4.4 // indirect
 	github.com/jcmturner/rpc/v2 v2.0.3 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect

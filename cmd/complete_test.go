@@ -44,7 +44,7 @@ func TestCompleteFlagValues(t *testing.T) {
 		{[]string{"export", "--format", ""}, "json csv"},
 		{[]string{"migrate", "plan", "--log-format", ""}, "text json"},
 		{[]string{"--log-level", ""}, "debug info warn error"},
-		{[]string{"migrate", "verify", "--kafka-sasl-mechanism", ""}, "PLAIN SCRAM-SHA-256 SCRAM-SHA-512"},
+		{[]string{"migrate", "verify", "--kafka-sasl-mechanism", ""}, "PLAIN SCRAM-SHA-256 SCRAM-SHA-512 GSSAPI OAUTHBEARER"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -164,6 +164,9 @@ type globalOptions struct {
 	kafkaSecurity kafkaconn.Security
 }
 
+// defaultClientID is --client-id's default.
+const defaultClientID = "zk2kafka"
+
 func (g *globalOptions) addFlags(root *cobra.Command) {
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "YAML config file; its keys are the flag names (env ZK2KAFKA_CONFIG)")
@@ -179,7 +182,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 		"--zk-data-dir (its ids/owners registrations then do not gate; copy requires it) and --layout storm (a topology registers nothing; "+
 		"without it copy blocks the group as live); command line only")
 	f.StringVar(&g.kafkaBootstrap, "kafka", "", "Kafka bootstrap servers, e.g. broker1:9092,broker2:9092")
-	f.StringVar(&g.clientID, "client-id", "zk2kafka", "Kafka client id")
+	f.StringVar(&g.clientID, "client-id", defaultClientID, "Kafka client id (default the client.id of --command-config, else zk2kafka)")
 	f.StringVar(&g.kafkaVersion, "kafka-version", "auto", `Kafka protocol version, e.g. 3.9.0, or "auto" to negotiate`)
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	f.StringVar(&g.logFormat, "log-format", "text", "log format: text (key=value lines) or json (one object per line, for log shippers)")
@@ -247,6 +250,9 @@ func (g *globalOptions) setup(d *deps) error {
 		return err
 	}
 	g.kafkaSecurity = sec
+	if id := g.kafkaSec.fileClientID; id != "" && g.clientID == defaultClientID {
+		g.clientID = id // the command config's client.id, unless --client-id says otherwise
+	}
 	if sec.Mechanism == kafkaconn.MechanismPlain && !sec.TLS {
 		d.logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
 	}

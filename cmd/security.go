@@ -29,7 +29,17 @@ type kafkaSecurityFlags struct {
 	mechanism          string
 	user               string
 	passwordFile       string
+	// GSSAPI
+	krbPrincipal, krbKeytab, krbCCache, krbConfig, krbService string
+	// OAUTHBEARER
+	oauthTokenURL, oauthClientID, oauthSecretFile, oauthScope string
+	// commandConfig is a Kafka client.properties holding all of the above (command-config.go).
+	commandConfig string
+	fileClientID  string // client.id of the command config, when it sets one
 }
+
+// envOAuthSecret holds the OAUTHBEARER client secret; like the SASL password, it has no flag.
+const envOAuthSecret = envPrefix + "_KAFKA_SASL_OAUTH_CLIENT_SECRET"
 
 func (k *kafkaSecurityFlags) addFlags(root *cobra.Command) {
 	f := root.PersistentFlags()
@@ -44,15 +54,44 @@ func (k *kafkaSecurityFlags) addFlags(root *cobra.Command) {
 	f.StringVar(&k.user, "kafka-sasl-user", "", "SASL user")
 	f.StringVar(&k.passwordFile, "kafka-sasl-password-file", "",
 		"file holding the SASL password (or set "+envSASLPassword+"; there is no password flag)")
+	f.StringVar(&k.krbPrincipal, "kafka-sasl-kerberos-principal", "", "GSSAPI: the client principal, user@REALM (with the ticket cache: default the cache's)")
+	f.StringVar(&k.krbKeytab, "kafka-sasl-kerberos-keytab", "", "GSSAPI: log in with this keytab (default: the ticket cache kinit filled)")
+	f.StringVar(&k.krbCCache, "kafka-sasl-kerberos-ccache", "", "GSSAPI: the ticket cache file (default $KRB5CCNAME or /tmp/krb5cc_<uid>)")
+	f.StringVar(&k.krbConfig, "kafka-sasl-kerberos-config", "", "GSSAPI: krb5.conf (default $KRB5_CONFIG or /etc/krb5.conf)")
+	f.StringVar(&k.krbService, "kafka-sasl-kerberos-service-name", "", "GSSAPI: the brokers' service principal name, as sasl.kerberos.service.name (default kafka)")
+	f.StringVar(&k.oauthTokenURL, "kafka-sasl-oauth-token-url", "", "OAUTHBEARER: the OIDC token endpoint (client credentials)")
+	f.StringVar(&k.oauthClientID, "kafka-sasl-oauth-client-id", "", "OAUTHBEARER: the client id")
+	f.StringVar(&k.oauthSecretFile, "kafka-sasl-oauth-client-secret-file", "", "OAUTHBEARER: file holding the client secret (or set "+envOAuthSecret+"; there is no secret flag)")
+	f.StringVar(&k.oauthScope, "kafka-sasl-oauth-scope", "", "OAUTHBEARER: the scope to ask for (space-separated)")
+	f.StringVar(&k.commandConfig, "command-config", "", "Kafka client.properties, as kafka-consumer-groups --command-config takes it (security.protocol, sasl.*, ssl.* with "+
+		"JKS, PKCS12 or PEM stores, client.id); instead of the --kafka-tls and --kafka-sasl flags")
 }
 
 // security checks the settings and reads the password; it makes no network call. getenv is
 // os.Getenv outside tests.
 func (k *kafkaSecurityFlags) security(getenv func(string) string) (kafkaconn.Security, error) {
+	if k.commandConfig != "" {
+		return k.fromCommandConfig()
+	}
 	s := kafkaconn.Security{
 		TLS: k.tls, CAFile: k.caFile, CertFile: k.certFile, KeyFile: k.keyFile, ServerName: k.serverName,
 		InsecureSkipVerify: k.insecureSkipVerify,
 		Mechanism:          kafkaconn.NormalizeMechanism(k.mechanism), User: k.user,
+	}
+	switch s.Mechanism {
+	case kafkaconn.MechanismGSSAPI:
+		s.Kerberos = kafkaconn.Kerberos{Principal: k.krbPrincipal, KeytabFile: k.krbKeytab, CCacheFile: k.krbCCache, ConfigFile: k.krbConfig, ServiceName: k.krbService}
+		return s, k.onlyFor(s, s.Validate())
+	case kafkaconn.MechanismOAuthBearer:
+		secret, err := readSecretFlag("--kafka-sasl-oauth-client-secret-file", k.oauthSecretFile, envOAuthSecret, getenv)
+		if err != nil {
+			return s, err
+		}
+		s.OAuth = kafkaconn.OAuth{TokenURL: k.oauthTokenURL, ClientID: k.oauthClientID, ClientSecret: secret, Scope: k.oauthScope}
+		return s, k.onlyFor(s, s.Validate())
+	}
+	if err := k.onlyFor(s, nil); err != nil {
+		return s, err
 	}
 	env := getenv(envSASLPassword)
 	switch {
@@ -90,4 +129,53 @@ func checkPasswordKey(key, file string) error {
 			envSASLPassword + " or point kafka-sasl-password-file at a file readable only by you")
 	}
 	return nil
+}
+
+// onlyFor refuses the Kerberos and OAuth flags with another mechanism than theirs: a login
+// setting that is silently unused hides a mistake. err, when set, is returned as it is.
+func (k *kafkaSecurityFlags) onlyFor(s kafkaconn.Security, err error) error {
+	if err != nil {
+		return err
+	}
+	groups := map[string]map[string]bool{
+		kafkaconn.MechanismGSSAPI: {"--kafka-sasl-kerberos-principal": k.krbPrincipal != "", "--kafka-sasl-kerberos-keytab": k.krbKeytab != "",
+			"--kafka-sasl-kerberos-ccache": k.krbCCache != "", "--kafka-sasl-kerberos-config": k.krbConfig != "", "--kafka-sasl-kerberos-service-name": k.krbService != ""},
+		kafkaconn.MechanismOAuthBearer: {"--kafka-sasl-oauth-token-url": k.oauthTokenURL != "", "--kafka-sasl-oauth-client-id": k.oauthClientID != "",
+			"--kafka-sasl-oauth-client-secret-file": k.oauthSecretFile != "", "--kafka-sasl-oauth-scope": k.oauthScope != ""},
+	}
+	for mech, flags := range groups {
+		if mech == s.Mechanism {
+			continue
+		}
+		for name, set := range flags {
+			if set {
+				return fmt.Errorf("%s is for --kafka-sasl-mechanism %s", name, mech)
+			}
+		}
+	}
+	if s.Mechanism == kafkaconn.MechanismGSSAPI || s.Mechanism == kafkaconn.MechanismOAuthBearer {
+		if k.user != "" || k.passwordFile != "" {
+			return fmt.Errorf("--kafka-sasl-user and --kafka-sasl-password-file are for %s, not %s", strings.Join(kafkaconn.PasswordMechanisms(), ", "), s.Mechanism)
+		}
+	}
+	return nil
+}
+
+// readSecretFlag reads a secret from its file flag or its environment variable (one of them).
+func readSecretFlag(flag, file, env string, getenv func(string) string) (kafkaconn.Secret, error) {
+	v := getenv(env)
+	switch {
+	case v != "" && file != "":
+		return "", fmt.Errorf("both %s and %s are set: give the secret one way", env, flag)
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", flag, err)
+		}
+		v = strings.TrimRight(string(b), "\r\n")
+		if v == "" {
+			return "", fmt.Errorf("%s %s is empty", flag, file)
+		}
+	}
+	return kafkaconn.Secret(v), nil
 }

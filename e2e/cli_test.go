@@ -37,8 +37,19 @@ func (e *env) cli(args ...string) result {
 // cliAt runs zk2kafka in-process with --zk zkURL.
 func (e *env) cliAt(zkURL string, args ...string) result {
 	e.t.Helper()
+	return e.run(zkURL, e.st.Kafka, args...)
+}
+
+// cliBootstrap runs zk2kafka in-process with --kafka bootstrap.
+func (e *env) cliBootstrap(bootstrap string, args ...string) result {
+	e.t.Helper()
+	return e.run(e.zkURL, bootstrap, args...)
+}
+
+func (e *env) run(zkURL, bootstrap string, args ...string) result {
+	e.t.Helper()
 	var out, errOut bytes.Buffer
-	argv := append(append(append([]string{"--zk", zkURL}, e.zkArgs...), append([]string{"--kafka", e.st.Kafka}, e.kafkaArgs...)...), args...)
+	argv := append(append(append([]string{"--zk", zkURL}, e.zkArgs...), append([]string{"--kafka", bootstrap}, e.kafkaArgs...)...), args...)
 	code := cmd.Execute(e.ctx(), argv, &out, &errOut)
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }

@@ -64,7 +64,7 @@ func assertHidden(t *testing.T, secret string, runs ...result) {
 // user with each mechanism (the password from a file, or for SCRAM-SHA-256 from the
 // environment), with --debug on, and checks the result with Kafka's own consumer-groups tool.
 func TestSecureCopyEachMechanism(t *testing.T) {
-	for _, mech := range kafkaconn.Mechanisms() {
+	for _, mech := range kafkaconn.PasswordMechanisms() {
 		t.Run(mech, func(t *testing.T) {
 			e := newSecureEnv(t)
 			password := readSecret(t, e.st.PasswordFile)

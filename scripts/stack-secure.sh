@@ -76,6 +76,38 @@ zookeeper.ssl.truststore.password=$zpw
 zookeeper.ssl.truststore.type=JKS
 CFG
   chmod 600 "$RUN/zk-tls.properties"
+  # The test user's client.properties, as Kafka's tools and zk2kafka --command-config take them:
+  # SCRAM-SHA-512 with a JKS trust store, and PLAIN with PKCS12 trust and key stores (for the
+  # listener that requires a client certificate).
+  local upw
+  upw=$(cat "$s/$SECURE_USER.password")
+  keytool -importcert -noprompt -alias ca -file "$t/ca.pem" -keystore "$t/truststore.p12" -storetype PKCS12 -storepass "$zpw" \
+    >>"$LOGS/openssl.log" 2>&1 || die "generating the PKCS12 trust store failed (log: $LOGS/openssl.log)"
+  cat >"$RUN/client-jks.properties" <<CFG
+security.protocol=SASL_SSL
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\
+    username="$SECURE_USER" \\
+    password="$upw";
+ssl.truststore.type=JKS
+ssl.truststore.location=$t/zk-truststore.jks
+ssl.truststore.password=$zpw
+client.id=zk2kafka-jks
+CFG
+  cat >"$RUN/client-p12.properties" <<CFG
+security.protocol=SASL_SSL
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="$SECURE_USER" password="$upw";
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$t/truststore.p12
+ssl.truststore.password=$zpw
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$t/zk-client.p12
+ssl.keystore.password=$zpw
+ssl.key.password=$zpw
+ssl.endpoint.identification.algorithm=https
+CFG
+  chmod 600 "$RUN/client-jks.properties" "$RUN/client-p12.properties"
 }
 
 # start_zk_tls PORT: the TLS-only ZooKeeper (Netty, secureClientPort, client certificates
@@ -170,6 +202,8 @@ SECURE=1
 ZK_TLS=127.0.0.1:$2
 ZK_TLS_CONFIG_FILE=$RUN/zk-tls.properties
 ZK_LIBS=$CACHE/kafka39/libs
+KAFKA_CLIENT_PROPERTIES_JKS=$RUN/client-jks.properties
+KAFKA_CLIENT_PROPERTIES_P12=$RUN/client-p12.properties
 KAFKA_MTLS=127.0.0.1:$1
 KAFKA_CA_FILE=$RUN/tls/ca.pem
 KAFKA_OTHER_CA_FILE=$RUN/tls/other-ca.pem

@@ -22,10 +22,17 @@ const (
 	MechanismPlain       = "PLAIN"
 	MechanismSCRAMSHA256 = "SCRAM-SHA-256"
 	MechanismSCRAMSHA512 = "SCRAM-SHA-512"
+	MechanismGSSAPI      = "GSSAPI"      // Kerberos (kerberos.go)
+	MechanismOAuthBearer = "OAUTHBEARER" // OIDC client credentials (oauth.go)
 )
 
 // Mechanisms lists the accepted SASL mechanisms, for help texts and errors.
 func Mechanisms() []string {
+	return append(PasswordMechanisms(), MechanismGSSAPI, MechanismOAuthBearer)
+}
+
+// PasswordMechanisms are the mechanisms that log in with a user and a password.
+func PasswordMechanisms() []string {
 	return []string{MechanismPlain, MechanismSCRAMSHA256, MechanismSCRAMSHA512}
 }
 
@@ -57,9 +64,12 @@ type Security struct {
 	NoHostnameCheck bool
 	// Mechanism is "" (no SASL) or one of Mechanisms.
 	Mechanism string
-	// User and Password are the SASL credentials.
+	// User and Password are the SASL credentials of the password mechanisms.
 	User     string
 	Password Secret
+	// Kerberos is GSSAPI's login; OAuth is OAUTHBEARER's.
+	Kerberos Kerberos
+	OAuth    OAuth
 }
 
 // Enabled reports whether anything but plaintext is configured.
@@ -76,7 +86,13 @@ func (s Security) Describe() string {
 	case s.Mechanism != "":
 		proto = "SASL_PLAINTEXT"
 	}
-	if s.Mechanism != "" {
+	switch s.Mechanism {
+	case "":
+	case MechanismGSSAPI:
+		return fmt.Sprintf("%s GSSAPI principal %q", proto, s.Kerberos.Principal)
+	case MechanismOAuthBearer:
+		return fmt.Sprintf("%s OAUTHBEARER client %q", proto, s.OAuth.ClientID)
+	default:
 		return fmt.Sprintf("%s %s user %q", proto, s.Mechanism, s.User)
 	}
 	return proto
@@ -99,6 +115,12 @@ func (s Security) validateSASL() error {
 				strings.Join(Mechanisms(), ", "))
 		}
 		return nil
+	}
+	switch s.Mechanism {
+	case MechanismGSSAPI:
+		return s.Kerberos.validate()
+	case MechanismOAuthBearer:
+		return s.OAuth.validate()
 	}
 	if !knownMechanism(s.Mechanism) {
 		return fmt.Errorf("kafka SASL mechanism %q: expected one of %s", s.Mechanism, strings.Join(Mechanisms(), ", "))
@@ -162,6 +184,12 @@ func (s Security) Apply(conf *sarama.Config) error {
 	// back as an error message from the broker rather than a closed connection.
 	conf.Net.SASL.Version = sarama.SASLHandshakeV1
 	conf.Net.SASL.Mechanism = sarama.SASLMechanism(s.Mechanism)
+	switch s.Mechanism {
+	case MechanismGSSAPI:
+		return s.Kerberos.apply(conf)
+	case MechanismOAuthBearer:
+		return s.OAuth.apply(conf)
+	}
 	conf.Net.SASL.User = s.User
 	conf.Net.SASL.Password = s.Password.Reveal()
 	switch s.Mechanism {
@@ -177,7 +205,17 @@ func (s Security) Apply(conf *sarama.Config) error {
 // our TLS settings refusing the broker, naming the broker and mechanism; ok is false for
 // any other error.
 func (s Security) authError(addr string, err error) (_ error, ok bool) {
+	if s.Mechanism == MechanismGSSAPI {
+		if kerr, ok := s.Kerberos.kerberosError(addr, err); ok {
+			return kerr, true
+		}
+	}
 	switch {
+	case s.Mechanism == MechanismOAuthBearer && errors.Is(err, sarama.ErrSASLAuthenticationFailed):
+		return fmt.Errorf("kafka broker %s refused the OAUTHBEARER token of client %q (expired, or not valid for this cluster: issuer, audience, signing key?): %w",
+			addr, s.OAuth.ClientID, err), true
+	case s.Mechanism == MechanismGSSAPI && errors.Is(err, sarama.ErrSASLAuthenticationFailed):
+		return fmt.Errorf("kafka broker %s refused SASL GSSAPI authentication as %s: %w", addr, s.Describe(), err), true
 	case errors.Is(err, sarama.ErrSASLAuthenticationFailed), errors.Is(err, sarama.ErrIllegalSASLState):
 		return fmt.Errorf("kafka broker %s refused SASL %s authentication as user %q (wrong user or password?): %w",
 			addr, s.Mechanism, s.User, err), true

@@ -76,7 +76,7 @@ func TestSecurityValidate(t *testing.T) {
 		{"key that is not a key", Security{TLS: true, CertFile: cert, KeyFile: cert}, "client certificate " + cert + " and key " + cert},
 		{"CA file without TLS", Security{CAFile: cert}, "a CA file is given but TLS is not enabled"},
 		{"insecure without TLS", Security{InsecureSkipVerify: true}, "insecure-skip-verify is given but TLS is not enabled"},
-		{"unknown mechanism", scram("GSSAPI"), `mechanism "GSSAPI": expected one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512`},
+		{"unknown mechanism", scram("NTLM"), `mechanism "NTLM": expected one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, GSSAPI, OAUTHBEARER`},
 		{"no user", Security{Mechanism: MechanismPlain, Password: "p"}, "PLAIN: no user"},
 		{"no password", Security{Mechanism: MechanismSCRAMSHA512, User: "u"}, `SCRAM-SHA-512 as user "u": no password`},
 		{"user without mechanism", Security{User: "u"}, "no mechanism"},

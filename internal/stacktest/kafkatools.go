@@ -48,13 +48,20 @@ const ConsumerGroupClass = "org.apache.kafka.tools.consumer.group.ConsumerGroupC
 // "topic/partition". A partition without a commit ("-") is absent.
 func (s *Stack) DescribeOffsets(t testing.TB, group string) map[string]int64 {
 	t.Helper()
+	return s.DescribeOffsetsWith(t, group, s.Kafka, s.ClientProperties)
+}
+
+// DescribeOffsetsWith is DescribeOffsets through bootstrap with the client.properties props
+// ("" for none).
+func (s *Stack) DescribeOffsetsWith(t testing.TB, group, bootstrap, props string) map[string]int64 {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The tool's own --timeout defaults to 5 s; on a loaded box its FindCoordinator can take
 	// longer, and it then prints "Error: ..." yet exits 0, which read as "no offsets".
-	args := []string{"--bootstrap-server", s.Kafka, "--describe", "--group", group, "--timeout", "60000"}
-	if s.ClientProperties != "" {
-		args = append(args, "--command-config", s.ClientProperties) // SASL_SSL as the admin
+	args := []string{"--bootstrap-server", bootstrap, "--describe", "--group", group, "--timeout", "60000"}
+	if props != "" {
+		args = append(args, "--command-config", props)
 	}
 	out, err := s.KafkaTool(ctx, ConsumerGroupClass, args...)
 	if err != nil {

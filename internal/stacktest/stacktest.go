@@ -56,6 +56,10 @@ type Stack struct {
 	// ZKLibs holds ZooKeeper's and Kafka 3.9's jars, whose zookeeper-shell (with Kafka's
 	// -zk-tls-config-file) is an independent checker over TLS.
 	ZKTLS, ZKTLSConfigFile, ZKLibs string
+	// ClientPropertiesJKS and ClientPropertiesP12 are the test user's client.properties:
+	// SCRAM-SHA-512 with a JKS trust store (for Kafka), PLAIN with PKCS12 trust and key stores
+	// (for KafkaMTLS).
+	ClientPropertiesJKS, ClientPropertiesP12 string
 
 	started string // STACK_NAME when this package started the stack
 }
@@ -175,7 +179,8 @@ func readEnv(path string) (*Stack, error) {
 		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],
 		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
 		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
-		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"], ZKTLS: vals["ZK_TLS"], ZKTLSConfigFile: vals["ZK_TLS_CONFIG_FILE"], ZKLibs: vals["ZK_LIBS"]}
+		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"], ZKTLS: vals["ZK_TLS"], ZKTLSConfigFile: vals["ZK_TLS_CONFIG_FILE"], ZKLibs: vals["ZK_LIBS"],
+		ClientPropertiesJKS: vals["KAFKA_CLIENT_PROPERTIES_JKS"], ClientPropertiesP12: vals["KAFKA_CLIENT_PROPERTIES_P12"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
