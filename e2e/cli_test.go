@@ -37,7 +37,7 @@ func (e *env) cli(args ...string) result {
 // cliAt runs zk2kafka in-process with --zk zkURL.
 func (e *env) cliAt(zkURL string, args ...string) result {
 	e.t.Helper()
-	return e.run(zkURL, e.st.Kafka, args...)
+	return e.run(zkURL, e.kafkaForCLI(), args...)
 }
 
 // cliBootstrap runs zk2kafka in-process with --kafka bootstrap.

@@ -56,7 +56,7 @@ func (e *env) dualCommit(args ...string) *dualRun {
 	addr := stacktest.ClosedPort(e.t)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &dualRun{cancel: cancel, done: make(chan int, 1), stderr: &lockedBuffer{}, metrics: "http://" + addr}
-	argv := append(append(append([]string{"--zk", e.zkURL}, e.zkArgs...), append([]string{"--kafka", e.st.Kafka}, e.kafkaArgs...)...),
+	argv := append(append(append([]string{"--zk", e.zkURL}, e.zkArgs...), append([]string{"--kafka", e.kafkaForCLI()}, e.kafkaArgs...)...),
 		append([]string{"migrate", "dual-commit", "--metrics-addr", addr}, args...)...)
 	go func() { r.done <- cmd.Execute(ctx, argv, io.Discard, r.stderr) }()
 	e.t.Cleanup(func() { r.stop(e.t) })

@@ -47,6 +47,17 @@ type env struct {
 	// kafkaArgs are added to every command line after --kafka (the secure tests' TLS/SASL flags),
 	// zkArgs after --zk (ZooKeeper's TLS flags).
 	kafkaArgs, zkArgs []string
+	// cliKafka, when set, is the --kafka of the command lines instead of the stack's Kafka (the
+	// kerberos profile's GSSAPI listener; the test's own clients stay on the stack's Kafka).
+	cliKafka string
+}
+
+// kafkaForCLI is the --kafka of the command lines.
+func (e *env) kafkaForCLI() string {
+	if e.cliKafka != "" {
+		return e.cliKafka
+	}
+	return e.st.Kafka
 }
 
 func newEnv(t *testing.T) *env {

@@ -174,6 +174,12 @@ func (k Kerberos) apply(conf *sarama.Config) error {
 	}
 	g.AuthType = sarama.KRB5_CCACHE_AUTH
 	g.CCachePath = k.ccacheFile()
+	// sarama asks for the user and realm even when the cache names them.
+	if k.Principal != "" {
+		g.Username, g.Realm = k.realm(cfg)
+	} else if cc, err := credentials.LoadCCache(g.CCachePath); err == nil {
+		g.Username, g.Realm = cc.GetClientPrincipalName().PrincipalNameString(), cc.GetClientRealm()
+	}
 	return nil
 }
 
@@ -206,11 +212,11 @@ func (k Kerberos) kerberosError(addr string, err error) (error, bool) {
 	case strings.Contains(msg, "KDC_ERR_S_PRINCIPAL_UNKNOWN"):
 		return fmt.Errorf("kafka broker %s: the KDC has no service principal %s/<broker host>: check the service name (--kafka-sasl-kerberos-service-name, sasl.kerberos.service.name; now %q) and that the broker's host name is the one in its principal: %w",
 			addr, k.serviceName(), k.serviceName(), err), true
-	case strings.Contains(msg, "KDC_ERR_PREAUTH_FAILED"), strings.Contains(msg, "KRB_AP_ERR_BAD_INTEGRITY"):
+	case strings.Contains(msg, "KDC_ERR_PREAUTH_FAILED"), strings.Contains(msg, "KRB_AP_ERR_BAD_INTEGRITY"), strings.Contains(msg, "keytab incorrect"):
 		return fmt.Errorf("kafka broker %s: the KDC refused the key of %s: the keytab %s holds a wrong or outdated key: %w", addr, who, k.KeytabFile, err), true
 	case strings.Contains(msg, "TKT_EXPIRED"):
 		return fmt.Errorf("kafka broker %s: the Kerberos ticket of %s expired: renew it with kinit, or give a keytab: %w", addr, who, err), true
-	case strings.Contains(msg, "networking_error") || strings.Contains(msg, "could not send") || strings.Contains(msg, "failed to communicate with KDC"):
+	case strings.Contains(strings.ToLower(msg), "networking_error"), strings.Contains(msg, "error sending to a KDC"):
 		return fmt.Errorf("kafka broker %s: no KDC answered for %s (its kdc entries in krb5.conf %s): %w", addr, who, k.configFile(), err), true
 	}
 	return err, false

@@ -14,20 +14,25 @@ import (
 // KafkaTool runs one of Kafka's own command-line tools (a main class) from the stack's jars:
 // an independent checker of what zk2kafka wrote.
 func (s *Stack) KafkaTool(ctx context.Context, class string, args ...string) (string, error) {
-	return javaTool(ctx, s.KafkaLibs, "", class, args...)
+	var jvm []string
+	if s.KRB5Config != "" {
+		// Kafka's Java client finds krb5.conf through this property, not KRB5_CONFIG.
+		jvm = []string{"-Djava.security.krb5.conf=" + s.KRB5Config}
+	}
+	return javaTool(ctx, s.KafkaLibs, "", jvm, class, args...)
 }
 
 // ZooKeeperShell runs Kafka's zookeeper-shell over TLS with the stack's ZooKeeper TLS file, as
 // an operator would (zookeeper-shell.sh -zk-tls-config-file), on the commands given on stdin.
 func (s *Stack) ZooKeeperShell(ctx context.Context, server, commands string) (string, error) {
-	return javaTool(ctx, s.ZKLibs, commands, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
+	return javaTool(ctx, s.ZKLibs, commands, nil, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		"-zk-tls-config-file", s.ZKTLSConfigFile, "-server", server)
 }
 
-func javaTool(ctx context.Context, libs, stdin, class string, args ...string) (string, error) {
-	argv := append([]string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Dlog4j.configuration=file:/dev/null", "-Dlog4j2.level=warn",
-		"-cp", filepath.Join(libs, "*"), class}, args...)
+func javaTool(ctx context.Context, libs, stdin string, jvm []string, class string, args ...string) (string, error) {
+	argv := append(append([]string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Dlog4j.configuration=file:/dev/null", "-Dlog4j2.level=warn"}, jvm...),
+		append([]string{"-cp", filepath.Join(libs, "*"), class}, args...)...)
 	cmd := exec.CommandContext(ctx, "java", argv...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.Output()

@@ -61,6 +61,15 @@ type Stack struct {
 	// (for KafkaMTLS).
 	ClientPropertiesJKS, ClientPropertiesP12 string
 
+	// Kerberos is set by the kerberos profile: Kafka (3.9, ZooKeeper mode) also listens on
+	// KafkaGSSAPI with SASL GSSAPI only; Kafka is its PLAINTEXT listener for the tests' own
+	// clients. The realm's KDC is KRBKDC, its krb5.conf KRB5Config; ClientPrincipal's key is in
+	// ClientKeytab (OldKeytab: its previous key; OtherKeytab: another principal's; GoneKeytab:
+	// the key of a principal deleted since).
+	Kerberos                                         bool
+	KafkaGSSAPI, KRBKDC, KRB5Config, ClientPrincipal string
+	ClientKeytab, OldKeytab, OtherKeytab, GoneKeytab string
+
 	started string // STACK_NAME when this package started the stack
 }
 
@@ -80,6 +89,26 @@ func Get(t testing.TB) *Stack {
 	s := get(t)
 	if s.Secure {
 		t.Skip("plaintext integration test: the stack is the secure profile (SASL_SSL only)")
+	}
+	if s.Kerberos {
+		t.Skip("plaintext integration test: the stack is the kerberos profile (its tests are TestKerberos*)")
+	}
+	return s
+}
+
+// GetKerberos returns the stack if it is the kerberos profile and skips the test otherwise.
+// It starts a stack only when ZK2KAFKA_TEST_PROFILE=kerberos.
+func GetKerberos(t testing.TB) *Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs the real stack (run without -short)")
+	}
+	if os.Getenv(EnvFile) == "" && os.Getenv(EnvProfile) != "kerberos" {
+		t.Skip("Kerberos test: needs the kerberos stack (ZK2KAFKA_STACK_ENV of `scripts/stack up kerberos`)")
+	}
+	s := get(t)
+	if !s.Kerberos {
+		t.Skipf("Kerberos test: the stack is the %s profile, not kerberos", s.Profile)
 	}
 	return s
 }
@@ -180,7 +209,10 @@ func readEnv(path string) (*Stack, error) {
 		AdminUser: vals["KAFKA_ADMIN_USER"], AdminPasswordFile: vals["KAFKA_ADMIN_PASSWORD_FILE"],
 		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
 		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"], ZKTLS: vals["ZK_TLS"], ZKTLSConfigFile: vals["ZK_TLS_CONFIG_FILE"], ZKLibs: vals["ZK_LIBS"],
-		ClientPropertiesJKS: vals["KAFKA_CLIENT_PROPERTIES_JKS"], ClientPropertiesP12: vals["KAFKA_CLIENT_PROPERTIES_P12"]}
+		ClientPropertiesJKS: vals["KAFKA_CLIENT_PROPERTIES_JKS"], ClientPropertiesP12: vals["KAFKA_CLIENT_PROPERTIES_P12"],
+		Kerberos: vals["KERBEROS"] == "1", KafkaGSSAPI: vals["KAFKA_GSSAPI"], KRBKDC: vals["KRB_KDC"], KRB5Config: vals["KRB5_CONFIG"],
+		ClientPrincipal: vals["KRB_CLIENT_PRINCIPAL"], ClientKeytab: vals["KRB_CLIENT_KEYTAB"], OldKeytab: vals["KRB_OLD_KEYTAB"],
+		OtherKeytab: vals["KRB_OTHER_KEYTAB"], GoneKeytab: vals["KRB_GONE_KEYTAB"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
