@@ -11,6 +11,11 @@
 #   zk-tls.properties   the TLS-only ZooKeeper's client settings in Kafka's zookeeper.ssl.* names
 #                       (a JKS trust store, a PKCS12 key store: tls/zk-truststore.jks,
 #                       tls/zk-client.p12), as Kafka's tools take it (--zk-tls-config-file)
+# An identity provider (scripts/oidc, OAUTH_TOKEN_URL in stack.env) issues signed JWTs by the
+# client credentials grant; the SASL_SSL listener also takes OAUTHBEARER and validates the tokens
+# against its JWKS endpoint with Kafka's own OAuthBearerValidatorCallbackHandler, re-authenticating
+# connections every 10 s. Its clients: zk2kafka (15 s tokens, so a run sees them renewed),
+# expired (tokens that expired already) and stranger (tokens signed by a key the JWKS does not hold).
 # A second ZooKeeper (ZK_TLS in stack.env) listens on a Netty secureClientPort only and
 # requires a client certificate from tls/ca.pem: ZooKeeper over TLS as Kafka 2.5+ uses it.
 # Users: admin (super user, PLAIN; also the inter-broker login) and zk2kafka (PLAIN,
@@ -143,6 +148,42 @@ CFG
   die "zookeeper ($name) on 127.0.0.1:$port did not answer ruok over TLS within 30s (log: $LOGS/$name.log)"
 }
 
+# secure_oidc PORT: the identity provider, up before the broker (which fetches its JWKS).
+secure_oidc() {
+  local port=$1 s="$RUN/secrets" c
+  go build -tags zk2kafkadev -o "$CACHE/bin/oidc" "$ROOT/scripts/oidc" || die "could not build scripts/oidc"
+  for c in zk2kafka expired stranger; do (umask 077; openssl rand -hex 16 >"$s/oauth-$c.secret"); done
+  (umask 077; printf '%s %s 15s jwks\n%s %s -1m jwks\n%s %s 1h foreign\n' \
+    zk2kafka "$(cat "$s/oauth-zk2kafka.secret")" expired "$(cat "$s/oauth-expired.secret")" \
+    stranger "$(cat "$s/oauth-stranger.secret")" >"$s/oidc-clients")
+  echo "http://127.0.0.1:$port" >"$RUN/oidc.url"
+  start oidc "$LOGS/oidc.log" "$CACHE/bin/oidc" -addr "127.0.0.1:$port" -clients "$s/oidc-clients" -issued "$RUN/oidc-issued"
+  local i
+  for i in $(seq 100); do
+    alive oidc || { tail -5 "$LOGS/oidc.log" >&2; die "the identity provider exited during start (log: $LOGS/oidc.log)"; }
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /jwks HTTP/1.0\r\n\r\n' >&3 && grep -q '"keys"' <&3) 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  cat >"$RUN/client-oauth.properties" <<CFG
+security.protocol=SASL_SSL
+sasl.mechanism=OAUTHBEARER
+sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler
+sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:$port/token
+sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="zk2kafka" clientSecret="$(cat "$s/oauth-zk2kafka.secret")" scope="kafka";
+ssl.truststore.type=PEM
+ssl.truststore.location=$RUN/tls/ca.pem
+CFG
+  chmod 600 "$RUN/client-oauth.properties"
+}
+
+# secure_java_opts: the broker's and Kafka's tools' JVM flags: Kafka 4 fetches only the OIDC
+# URLs it is allowed to.
+secure_java_opts() {
+  local u
+  u=$(cat "$RUN/oidc.url")
+  echo "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=$u/jwks,$u/token"
+}
+
 # secure_props KAFKA_PORT CONTROLLER_PORT MTLS_PORT: server.properties lines.
 secure_props() {
   local admin user
@@ -157,10 +198,20 @@ inter.broker.listener.name=SASL_SSL
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL,MTLS:SASL_SSL
 controller.quorum.bootstrap.servers=127.0.0.1:$2
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
 sasl.mechanism.inter.broker.protocol=PLAIN
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="$admin" user_admin="$admin" user_$SECURE_USER="$user";
 listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
+listener.name.sasl_ssl.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler
+listener.name.sasl_ssl.oauthbearer.connections.max.reauth.ms=10000
+# Kafka 4.1's default validator (DefaultJwtValidator, built without a key resolver) checks a
+# token's claims but not its signature: BrokerJwtValidator checks it against the JWKS endpoint.
+sasl.oauthbearer.jwt.validator.class=org.apache.kafka.common.security.oauthbearer.BrokerJwtValidator
+sasl.oauthbearer.jwks.endpoint.url=$(cat "$RUN/oidc.url")/jwks
+sasl.oauthbearer.expected.audience=kafka
+sasl.oauthbearer.expected.issuer=$(cat "$RUN/oidc.url")
 listener.name.mtls.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SECURE_USER="$user";
 listener.name.mtls.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.mtls.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
@@ -202,6 +253,14 @@ SECURE=1
 ZK_TLS=127.0.0.1:$2
 ZK_TLS_CONFIG_FILE=$RUN/zk-tls.properties
 ZK_LIBS=$CACHE/kafka39/libs
+OAUTH_TOKEN_URL=$(cat "$RUN/oidc.url")/token
+OAUTH_CLIENT_ID=zk2kafka
+OAUTH_CLIENT_SECRET_FILE=$RUN/secrets/oauth-zk2kafka.secret
+OAUTH_EXPIRED_SECRET_FILE=$RUN/secrets/oauth-expired.secret
+OAUTH_STRANGER_SECRET_FILE=$RUN/secrets/oauth-stranger.secret
+OAUTH_ISSUED_FILE=$RUN/oidc-issued
+KAFKA_CLIENT_PROPERTIES_OAUTH=$RUN/client-oauth.properties
+KAFKA_TOOL_JVM_OPTS=$(secure_java_opts)
 KAFKA_CLIENT_PROPERTIES_JKS=$RUN/client-jks.properties
 KAFKA_CLIENT_PROPERTIES_P12=$RUN/client-p12.properties
 KAFKA_MTLS=127.0.0.1:$1

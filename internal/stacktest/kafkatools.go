@@ -14,7 +14,7 @@ import (
 // KafkaTool runs one of Kafka's own command-line tools (a main class) from the stack's jars:
 // an independent checker of what zk2kafka wrote.
 func (s *Stack) KafkaTool(ctx context.Context, class string, args ...string) (string, error) {
-	var jvm []string
+	jvm := s.ToolJVMOpts
 	if s.KRB5Config != "" {
 		// Kafka's Java client finds krb5.conf through this property, not KRB5_CONFIG.
 		jvm = []string{"-Djava.security.krb5.conf=" + s.KRB5Config}

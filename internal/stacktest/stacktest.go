@@ -60,6 +60,14 @@ type Stack struct {
 	// SCRAM-SHA-512 with a JKS trust store (for Kafka), PLAIN with PKCS12 trust and key stores
 	// (for KafkaMTLS).
 	ClientPropertiesJKS, ClientPropertiesP12 string
+	// The identity provider of the secure profile (scripts/oidc): OAuthTokenURL issues
+	// OAuthClientID's 15 s tokens for the secret in OAuthSecretFile; the expired client's tokens
+	// expired already, the stranger's are for another audience. OAuthIssuedFile has a line per
+	// token issued. ClientPropertiesOAuth logs in as OAuthClientID; ToolJVMOpts are the JVM
+	// flags Kafka's tools need for it (the allowed OIDC URLs).
+	OAuthTokenURL, OAuthClientID, OAuthSecretFile, OAuthExpiredSecretFile string
+	OAuthStrangerSecretFile, OAuthIssuedFile, ClientPropertiesOAuth       string
+	ToolJVMOpts                                                           []string
 
 	// Kerberos is set by the kerberos profile: Kafka (3.9, ZooKeeper mode) also listens on
 	// KafkaGSSAPI with SASL GSSAPI only; Kafka is its PLAINTEXT listener for the tests' own
@@ -210,7 +218,11 @@ func readEnv(path string) (*Stack, error) {
 		ClientProperties: vals["KAFKA_CLIENT_PROPERTIES"], DeniedGroupPrefix: vals["KAFKA_DENIED_GROUP_PREFIX"],
 		DeniedTopicPrefix: vals["KAFKA_DENIED_TOPIC_PREFIX"], ZKTLS: vals["ZK_TLS"], ZKTLSConfigFile: vals["ZK_TLS_CONFIG_FILE"], ZKLibs: vals["ZK_LIBS"],
 		ClientPropertiesJKS: vals["KAFKA_CLIENT_PROPERTIES_JKS"], ClientPropertiesP12: vals["KAFKA_CLIENT_PROPERTIES_P12"],
-		Kerberos: vals["KERBEROS"] == "1", KafkaGSSAPI: vals["KAFKA_GSSAPI"], KRBKDC: vals["KRB_KDC"], KRB5Config: vals["KRB5_CONFIG"],
+		OAuthTokenURL: vals["OAUTH_TOKEN_URL"], OAuthClientID: vals["OAUTH_CLIENT_ID"], OAuthSecretFile: vals["OAUTH_CLIENT_SECRET_FILE"],
+		OAuthExpiredSecretFile: vals["OAUTH_EXPIRED_SECRET_FILE"], OAuthStrangerSecretFile: vals["OAUTH_STRANGER_SECRET_FILE"],
+		OAuthIssuedFile: vals["OAUTH_ISSUED_FILE"], ClientPropertiesOAuth: vals["KAFKA_CLIENT_PROPERTIES_OAUTH"],
+		ToolJVMOpts: strings.Fields(vals["KAFKA_TOOL_JVM_OPTS"]),
+		Kerberos:    vals["KERBEROS"] == "1", KafkaGSSAPI: vals["KAFKA_GSSAPI"], KRBKDC: vals["KRB_KDC"], KRB5Config: vals["KRB5_CONFIG"],
 		ClientPrincipal: vals["KRB_CLIENT_PRINCIPAL"], ClientKeytab: vals["KRB_CLIENT_KEYTAB"], OldKeytab: vals["KRB_OLD_KEYTAB"],
 		OtherKeytab: vals["KRB_OTHER_KEYTAB"], GoneKeytab: vals["KRB_GONE_KEYTAB"]}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
