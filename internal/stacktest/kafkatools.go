@@ -68,7 +68,11 @@ func (s *Stack) DescribeOffsetsWith(t testing.TB, group, bootstrap, props string
 	if props != "" {
 		args = append(args, "--command-config", props)
 	}
-	out, err := s.KafkaTool(ctx, ConsumerGroupClass, args...)
+	class := s.ConsumerGroupsClass
+	if class == "" {
+		class = ConsumerGroupClass
+	}
+	out, err := s.KafkaTool(ctx, class, args...)
 	if err != nil {
 		t.Fatalf("consumer-groups --describe %s: %v", group, err)
 	}
@@ -86,19 +90,34 @@ func (s *Stack) DescribeOffsetsWith(t testing.TB, group, bootstrap, props string
 // GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID.
 func ParseDescribe(out, group string) (map[string]int64, error) {
 	offsets := map[string]int64{}
+	// The columns are read from the header: releases before 2.2 print no GROUP column.
+	col := map[string]int{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 4 || f[0] != group {
+		if len(f) > 0 && (f[0] == "GROUP" || f[0] == "TOPIC") {
+			col = map[string]int{}
+			for i, name := range f {
+				col[name] = i
+			}
 			continue
 		}
-		if f[3] == "-" {
+		ti, tok := col["TOPIC"]
+		pi, pok := col["PARTITION"]
+		ci, cok := col["CURRENT-OFFSET"]
+		if !tok || !pok || !cok || len(f) <= max(ti, pi, ci) {
 			continue
 		}
-		off, err := strconv.ParseInt(f[3], 10, 64)
+		if gi, ok := col["GROUP"]; ok && f[gi] != group {
+			continue
+		}
+		if f[ci] == "-" {
+			continue
+		}
+		off, err := strconv.ParseInt(f[ci], 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("consumer-groups output line %q: current offset: %w", line, err)
 		}
-		offsets[f[1]+"/"+f[2]] = off
+		offsets[f[ti]+"/"+f[pi]] = off
 	}
 	return offsets, nil
 }

@@ -32,6 +32,9 @@ type Stack struct {
 	Kafka     string // Kafka bootstrap host:port
 	KafkaLibs string // folder of the Kafka jars, for Kafka's own tools
 	Logs      string
+	// ConsumerGroupsClass is the main class of Kafka's consumer-groups tool in KafkaLibs (it
+	// moved in 3.8).
+	ConsumerGroupsClass string
 	Dir       string // the stack's run folder (stack.env, pid files)
 
 	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
@@ -209,7 +212,7 @@ func readEnv(path string) (*Stack, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"], Dir: filepath.Dir(path),
+	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"], Dir: filepath.Dir(path), ConsumerGroupsClass: vals["CONSUMER_GROUPS_CLASS"],
 		Secure: vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
 		KafkaMTLS: vals["KAFKA_MTLS"], ClientCertFile: vals["KAFKA_CLIENT_CERT_FILE"], ClientKeyFile: vals["KAFKA_CLIENT_KEY_FILE"],
 		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
