@@ -47,6 +47,12 @@ Configuration comes from flags, then ZK2KAFKA_* environment variables (ZK2KAFKA_
 --kafka, ZK2KAFKA_ZK_SESSION_TIMEOUT for --zk-session-timeout), then a YAML file named by
 --config whose keys are the flag names.
 
+Secured clusters: Kafka over TLS or mutual TLS, SASL PLAIN, SCRAM-SHA-256/512, GSSAPI (keytab
+or ticket cache) and OAUTHBEARER (OIDC client credentials), by flags or by Kafka's own
+client.properties (--command-config, JKS, PKCS12 or PEM stores); ZooKeeper with digest auth and
+over TLS (--zk-tls flags, or --zk-tls-config-file in Kafka's zookeeper.ssl.* names). Brokers
+from Kafka 2.1 on.
+
 Exit codes:
   0  clean: the plan is safe, the copy is complete, the stores agree
   1  error: bad input, a store unreachable, a write failed
@@ -61,7 +67,13 @@ func newRootCmd(d *deps, g *globalOptions) *cobra.Command {
   zk2kafka migrate plan --zk zk1:2181/kafka --kafka broker1:9092
 
   # the same, from a config file, as JSON for a script
-  zk2kafka --config prod.yaml migrate plan --output json`,
+  zk2kafka --config prod.yaml migrate plan --output json
+
+  # a Kerberos cluster, with the client.properties Kafka's own tools use
+  zk2kafka --zk zk1:2181 --kafka broker1.example.com:9092 --command-config client.properties migrate plan
+
+  # ZooKeeper on its TLS port, with Kafka's zookeeper.ssl.* file
+  zk2kafka --zk zk1:2182 --zk-tls-config-file zk-tls.properties --kafka broker1:9093 --command-config client.properties migrate verify`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return g.load(c, d) },

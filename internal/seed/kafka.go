@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // leaderWait bounds the wait for new topics' partitions to get leaders.
 const leaderWait = 60 * time.Second
 
-func kafkaConfig() *sarama.Config {
+func kafkaConfig(sec kafkaconn.Security) (*sarama.Config, error) {
 	cfg := sarama.NewConfig()
 	cfg.ClientID = "zk2kafka-seed"
 	// 2.8 is accepted by Kafka 3.9 and 4.x (KIP-896 removed only older request versions).
@@ -31,13 +32,17 @@ func kafkaConfig() *sarama.Config {
 	cfg.Producer.Flush.Messages = 500
 	cfg.Producer.Flush.Frequency = 5 * time.Millisecond
 	cfg.Admin.Timeout = 30 * time.Second
-	return cfg
+	return cfg, sec.Apply(cfg)
 }
 
 // seedKafka creates the topic pool (idempotently) and tops every partition up to exactly
 // Records records. It returns the number of records produced by this run.
 func seedKafka(ctx context.Context, log *slog.Logger, bootstrap []string, s Spec) (int64, error) {
-	client, err := sarama.NewClient(bootstrap, kafkaConfig())
+	cfg, err := kafkaConfig(s.Security)
+	if err != nil {
+		return 0, err
+	}
+	client, err := sarama.NewClient(bootstrap, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("connect to kafka %v: %w", bootstrap, err)
 	}

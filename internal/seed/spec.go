@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -44,6 +45,8 @@ type Spec struct {
 	// SkipKafka writes only the ZooKeeper side: the topics are assumed to exist already, or
 	// to be missing on purpose.
 	SkipKafka bool
+	// Security is how the seeder reaches Kafka (TLS, SASL); the zero value is plaintext.
+	Security kafkaconn.Security `json:"-"`
 }
 
 // legalName is what Kafka accepts in a topic name; group names here keep to it too so they are

@@ -19,15 +19,17 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/zk2kafka/zk2kafka/internal/clientprops"
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 )
 
 type options struct {
-	zk, kafka string
-	logLevel  slog.Level
-	spec      seed.Spec
-	hold      bool
+	zk, kafka     string
+	logLevel      slog.Level
+	spec          seed.Spec
+	hold          bool
+	commandConfig string
 }
 
 func main() {
@@ -58,6 +60,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	f.StringVar(&o.spec.TopicPrefix, "topic-prefix", "", "topic name prefix (default "+seed.DefaultTopicPrefix+")")
 	f.IntVar(&o.spec.LiveGroups, "live-groups", 0, "groups that also get live legacy consumer registrations (ephemeral)")
 	f.BoolVar(&o.spec.SkipKafka, "skip-kafka", false, "only write ZooKeeper offsets")
+	f.StringVar(&o.commandConfig, "command-config", "", "Kafka client.properties for a secured cluster (as zk2kafka --command-config)")
 	f.BoolVar(&o.hold, "hold", false, "keep the ZooKeeper session (and so the live registrations) until interrupted")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -69,6 +72,16 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-partitions %d: want 1 or more", partitions)
 	}
 	o.spec.Partitions = int32(partitions)
+	if o.commandConfig != "" {
+		c, err := clientprops.KafkaClient(o.commandConfig)
+		if err == nil {
+			err = c.Security.Validate()
+		}
+		if err != nil {
+			return nil, err
+		}
+		o.spec.Security = c.Security
+	}
 	if o.zk == "" {
 		return nil, fmt.Errorf("no ZooKeeper: set -zk or $ZK")
 	}
