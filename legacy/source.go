@@ -162,7 +162,7 @@ func openStorm(ctx context.Context, zc zkreader.Config, l zkreader.StormLayout) 
 	id, _ := EnsembleIdentity(zc.Servers)
 	return &Source{
 		Store: s, ReadOnly: s.ReadOnly(), Identity: id,
-		Where: ": the storm spout " + path.Join("/", id.Chroot, l.Root, l.SpoutID),
+		Where: "in the storm spout " + path.Join("/", id.Chroot, l.Root, l.SpoutID),
 		Watch: func(ctx context.Context) (Watcher, error) {
 			w, err := zkreader.OpenStormWatcher(ctx, zc, l)
 			if err != nil {
