@@ -104,8 +104,18 @@ type Copier struct {
 	// and the batch's topics, never the ZooKeeper offsets; a group ZooKeeper does not hold
 	// has no live consumers. It needs a Legacy that is a LegacyRechecker.
 	Replan Replanner
+	// Now is the clock that dates a gate read early (earlyGateMaxAge); nil is time.Now. Tests
+	// move it instead of sleeping.
+	Now func() time.Time
 
 	gmap GroupMap // the plan's group map (Stream sets it)
+}
+
+func (c *Copier) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // Replanner plans the groups of a batch afresh from what the re-check read: one GroupPlan per
@@ -164,7 +174,7 @@ func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead)
 	// The batch was re-checked while the one before it was committed: a consumer may have
 	// committed or registered since, so its gates are read again just before the commits,
 	// unless the previous batch's read-back just did.
-	if !pb.gated || time.Since(pb.gatedAt) > earlyGateMaxAge {
+	if !pb.gated || c.now().Sub(pb.gatedAt) > earlyGateMaxAge {
 		if err := c.gateBatch(ctx, results, commits); err != nil {
 			settle(results, statusPending, StatusFailed, "not written: the last re-check before the commit failed")
 			return err

@@ -221,10 +221,15 @@ func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
 				legacy, kafka := copyFixture(t)
 				plan := planFor(t, legacy, kafka)
 				c := recheckCopier(mode, legacy, kafka, kafka, &memBackup{})
+				var mu sync.Mutex
+				clock := time.Unix(1_700_000_000, 0)
+				c.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 				c.Progress = func(done int) {
 					if done == 2 { // g1's two partitions are out; g2's gate was read with them
 						tc.change(legacy, kafka)
-						time.Sleep(300 * time.Millisecond) // the output stalls, well past a moment
+						mu.Lock()
+						clock = clock.Add(time.Second) // the output stalls, well past a moment
+						mu.Unlock()
 					}
 				}
 				res, err := c.Run(context.Background(), plan, true)

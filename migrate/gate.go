@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 )
 
 // gateBatch reads the batch's gates again just before its commits: the Kafka group state and
@@ -226,7 +225,7 @@ func (c *Copier) readBackGating(ctx, readCtx context.Context, results []GroupRes
 	}
 	applyReadBack(results, states)
 	if errs[1] == nil && applyGate(next.results, next.commits, states, live) == nil {
-		next.gated, next.gatedAt = true, time.Now()
+		next.gated, next.gatedAt = true, c.now()
 	}
 	return nil
 }
