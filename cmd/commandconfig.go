@@ -28,6 +28,9 @@ func (k *kafkaSecurityFlags) fromCommandConfig() (kafkaconn.Security, error) {
 		return kafkaconn.Security{}, err
 	}
 	// krb5.conf is not a client.properties key (Java takes it from java.security.krb5.conf).
+	if k.krbConfig != "" && c.Security.Mechanism != kafkaconn.MechanismGSSAPI {
+		return kafkaconn.Security{}, fmt.Errorf("--kafka-sasl-kerberos-config is for GSSAPI, and --command-config %s sets sasl.mechanism %q", k.commandConfig, c.Security.Mechanism)
+	}
 	c.Security.Kerberos.ConfigFile = k.krbConfig
 	if err := c.Security.Validate(); err != nil {
 		return c.Security, fmt.Errorf("--command-config %s: %w", k.commandConfig, err)

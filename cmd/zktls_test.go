@@ -38,3 +38,29 @@ func TestZKTLSFlagsRefused(t *testing.T) {
 		t.Errorf("--zk-tls with --zk-data-dir: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCommandConfigRefusals: --command-config is the one source of Kafka's security settings;
+// a flag beside it, or a Kerberos setting for a file of another mechanism, is refused before
+// any connection.
+func TestCommandConfigRefusals(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "client.properties")
+	body := "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p-secret-1\";\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kafka-sasl-user", "u"}, "--kafka-sasl-user and --command-config are exclusive"},
+		{[]string{"--kafka-sasl-kerberos-config", "/etc/krb5.conf"}, `--kafka-sasl-kerberos-config is for GSSAPI`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, stderr, code := runWith(t, unopenable{t}, nil, append([]string{"--zk", "zk:2181", "--kafka", "k:9092", "--command-config", file, "migrate", "plan"}, c.args...)...)
+			if code != ExitError || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "p-secret-1") {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q, no password", code, stderr, ExitError, c.want)
+			}
+		})
+	}
+}
