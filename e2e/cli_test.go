@@ -148,3 +148,23 @@ func readBackup(t *testing.T, file string) (migrate.BackupHeader, []migrate.Back
 	}
 	return h, recs
 }
+
+// checkRefused fails unless r is a refusal (a non-zero exit) whose stderr says each of want and
+// none of hidden, and group g got no commit.
+func (e *env) checkRefused(r result, g string, want []string, hidden ...string) {
+	e.t.Helper()
+	if r.code == 0 {
+		e.t.Fatalf("exit 0, want a refusal\n%s", r)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			e.t.Errorf("stderr lacks %q:\n%s", w, r)
+		}
+	}
+	for _, h := range hidden {
+		assertHidden(e.t, h, r)
+	}
+	if got := e.offsets(g); len(got) != 0 {
+		e.t.Errorf("group %s has commits after a refusal: %v", g, got)
+	}
+}

@@ -193,7 +193,7 @@ type session struct {
 	// granted is the session timeout the server granted at the latest handshake (ms, 0 until
 	// one), read off the wire: go-zookeeper keeps it private. The lease needs it (lease.go).
 	granted atomic.Int32
-	check   *openCheck // the Reader's, told what each dial and handshake found (nil: none)
+	check   *openCheck  // the Reader's, told what each dial and handshake found (nil: none)
 	tls     *tls.Config // nil: plain TCP
 }
 

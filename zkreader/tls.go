@@ -111,4 +111,3 @@ func (f *firstByte) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-

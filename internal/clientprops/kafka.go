@@ -1,6 +1,7 @@
 package clientprops
 
 import (
+	"crypto/tls"
 	"fmt"
 	"slices"
 	"strings"
@@ -100,12 +101,11 @@ func sslSettings(f *file, s *kafkaconn.Security) error {
 			return fmt.Errorf("%s: ssl.endpoint.identification.algorithm: %q is not https or empty", f.path, alg)
 		}
 	}
-	for _, key := range []string{"ssl.protocol", "ssl.enabled.protocols"} {
-		if v, ok := f.take(key); ok && v != "" && !strings.EqualFold(v, "TLSv1.2,TLSv1.3") && !strings.EqualFold(v, "TLSv1.3,TLSv1.2") &&
-			!strings.EqualFold(v, "TLSv1.3") && !strings.EqualFold(v, "TLSv1.2") && !strings.EqualFold(v, "TLS") {
-			return fmt.Errorf("%s: %s: %q: zk2kafka speaks TLSv1.2 and TLSv1.3", f.path, key, v)
-		}
+	var versions tls.Config
+	if err := tlsVersions(&versions, f.path, "ssl.protocol", f.str("ssl.protocol"), "ssl.enabled.protocols", f.str("ssl.enabled.protocols")); err != nil {
+		return err
 	}
+	s.TLSMinVersion, s.TLSMaxVersion = versions.MinVersion, versions.MaxVersion
 	if !s.TLS && (s.TrustStore.Path != "" || s.KeyStore.Path != "") {
 		return fmt.Errorf("%s: ssl.truststore or ssl.keystore is given but security.protocol is not SSL or SASL_SSL", f.path)
 	}

@@ -1,6 +1,7 @@
 package clientprops
 
 import (
+	"crypto/tls"
 	"strings"
 	"testing"
 
@@ -55,6 +56,12 @@ func TestKafkaClient(t *testing.T) {
 				s := k.Security
 				if s.TrustStore.Path != "/t.jks" || s.TrustStore.Password.Reveal() != pw || !s.NoHostnameCheck || s.Mechanism != "" {
 					t.Errorf("got %+v", s)
+				}
+			}},
+		{name: "TLS 1.3 only", body: "security.protocol=SSL\nssl.enabled.protocols=TLSv1.3\n",
+			check: func(t *testing.T, k Kafka) {
+				if k.Security.TLSMinVersion != tls.VersionTLS13 {
+					t.Errorf("TLS minimum %x, want TLS 1.3", k.Security.TLSMinVersion)
 				}
 			}},
 		{name: "unknown key", body: "security.protocol=SSL\nssl.keymanager.algorithm=SunX509\n", wantErr: "ssl.keymanager.algorithm"},

@@ -62,6 +62,9 @@ type Security struct {
 	// NoHostnameCheck verifies the brokers' chain but not their names (an empty
 	// ssl.endpoint.identification.algorithm).
 	NoHostnameCheck bool
+	// TLSMinVersion and TLSMaxVersion bound the TLS versions (ssl.enabled.protocols); 0: any
+	// from TLS 1.2.
+	TLSMinVersion, TLSMaxVersion uint16
 	// Mechanism is "" (no SASL) or one of Mechanisms.
 	Mechanism string
 	// User and Password are the SASL credentials of the password mechanisms.
@@ -157,7 +160,8 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 	}
 	return tlsconf.Files{What: "kafka TLS", CAFile: s.CAFile, CertFile: s.CertFile, KeyFile: s.KeyFile,
 		TrustStore: s.TrustStore, KeyStore: s.KeyStore, KeyPassword: s.KeyPassword,
-		ServerName: s.ServerName, NoHostnameCheck: s.NoHostnameCheck, InsecureSkipVerify: s.InsecureSkipVerify}.Config()
+		ServerName: s.ServerName, NoHostnameCheck: s.NoHostnameCheck, InsecureSkipVerify: s.InsecureSkipVerify,
+		MinVersion: s.TLSMinVersion, MaxVersion: s.TLSMaxVersion}.Config()
 }
 
 // Apply sets conf's TLS and SASL from s (after Validate's checks). SaramaConfig calls it; the

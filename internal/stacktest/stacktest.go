@@ -35,7 +35,7 @@ type Stack struct {
 	// ConsumerGroupsClass is the main class of Kafka's consumer-groups tool in KafkaLibs (it
 	// moved in 3.8).
 	ConsumerGroupsClass string
-	Dir       string // the stack's run folder (stack.env, pid files)
+	Dir                 string // the stack's run folder (stack.env, pid files)
 
 	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
 	Secure      bool

@@ -61,11 +61,14 @@ type Files struct {
 	// InsecureSkipVerify accepts any certificate: it protects nothing against a man in the
 	// middle.
 	InsecureSkipVerify bool
+	// MinVersion and MaxVersion bound the TLS versions (0: TLS 1.2, and the newest).
+	MinVersion, MaxVersion uint16
 }
 
 // Config reads the files and builds the TLS settings.
 func (f Files) Config() (*tls.Config, error) {
-	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: f.ServerName, InsecureSkipVerify: f.InsecureSkipVerify}
+	c := &tls.Config{MinVersion: max(tls.VersionTLS12, f.MinVersion), MaxVersion: f.MaxVersion, ServerName: f.ServerName,
+		InsecureSkipVerify: f.InsecureSkipVerify}
 	roots, err := f.roots()
 	if err != nil {
 		return nil, err
