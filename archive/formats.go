@@ -21,7 +21,7 @@ import (
 // The keys each object may have are its Go type's JSON field names (strictjson); these are the
 // ones it must have.
 var (
-	exportKeys     = strictjson.FieldNames(reflect.TypeFor[Export]())
+	exportKeys     = strictjson.FieldNames(reflect.TypeFor[Document]())
 	exportRequired = []string{"schema_version", "source", "exported_at", "offsets"}
 	offsetRequired = []string{"group", "topic", "partition", "offset"}
 	invalidKeys    = strictjson.FieldNames(reflect.TypeFor[Invalid]())

@@ -14,7 +14,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-func sampleExport() Export {
+func sampleExport() Document {
 	legacy := []migrate.LegacyGroup{
 		{Group: "g2", Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 7, Path: "/consumers/g2/offsets/t/0",
 			Mtime: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}}},
