@@ -121,7 +121,7 @@ func TestRestoreFollowsTheExportsGroupMap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := Request{To: tt.to}
+			req := RestoreRequest{To: tt.to}
 			req.Filter.GroupMap = tt.given
 			gm, err := restoreGroupMap(req, f)
 			if tt.wantErr != "" {

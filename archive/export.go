@@ -1,9 +1,11 @@
-// Package archive is zk2kafka's file formats for keeping and putting back offsets: the export
-// document (JSON, with znode paths and mtimes), the consumer-groups tool's CSV
-// (group,topic,partition,offset), and reading a copy's backup file (migrate.ParseBackup); the
+// Package archive is zk2kafka's file formats for keeping and putting back offsets, and the two
+// verbs on them: the export document (JSON, with znode paths and mtimes), the consumer-groups
+// tool's CSV (group,topic,partition,offset), and reading a copy's backup file
+// (migrate.ParseBackup); Export, which reads the stores and writes a new file of them; the
 // restore plan, a pure function of a parsed file and the current state of the target store;
-// and Restore, which executes it (to Kafka through migrate's copy executor). It imports only
-// migrate, internal/strictjson and the standard library.
+// and Restore, which executes it (to Kafka through migrate's copy executor). Each verb holds
+// every refusal of its command. It reads and writes through migrate's store interfaces and
+// imports only migrate, internal/strictjson and the standard library.
 package archive
 
 import (
@@ -58,8 +60,8 @@ type Invalid struct {
 	Reason    string `json:"reason"`
 }
 
-// Export is the export document.
-type Export struct {
+// Document is the export document: what export writes as JSON and restore reads back.
+type Document struct {
 	SchemaVersion int                `json:"schema_version"`
 	Source        Source             `json:"source"`
 	ExportedAt    time.Time          `json:"exported_at"`
@@ -75,8 +77,8 @@ type Export struct {
 // FromLegacy builds a ZooKeeper export of groups, each offset its znode's value plus adjust
 // (--offset-adjust). A znode that is not a usable offset, adjust included (and every znode of
 // a partition named by two znodes), goes to Invalid, never to Offsets.
-func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now time.Time, adjust int64) Export {
-	e := Export{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: now.UTC(), Filter: filter, OffsetAdjust: adjust,
+func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now time.Time, adjust int64) Document {
+	e := Document{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: now.UTC(), Filter: filter, OffsetAdjust: adjust,
 		Offsets: []Offset{}}
 	for _, g := range groups {
 		count := map[migrate.TopicPartition]int{}
@@ -114,8 +116,8 @@ func FromLegacy(groups []migrate.LegacyGroup, filter migrate.FilterSpec, now tim
 
 // FromKafka builds a Kafka export of the committed offsets of the named groups, keeping the
 // topics match selects (nil: all).
-func FromKafka(groups []string, states map[string]migrate.GroupState, match func(string) bool, filter migrate.FilterSpec, now time.Time) Export {
-	e := Export{SchemaVersion: SchemaVersion, Source: SourceKafka, ExportedAt: now.UTC(), Filter: filter, Offsets: []Offset{}}
+func FromKafka(groups []string, states map[string]migrate.GroupState, match func(string) bool, filter migrate.FilterSpec, now time.Time) Document {
+	e := Document{SchemaVersion: SchemaVersion, Source: SourceKafka, ExportedAt: now.UTC(), Filter: filter, Offsets: []Offset{}}
 	for _, g := range groups {
 		for tp, off := range states[g].Committed {
 			if match == nil || match(tp.Topic) {
@@ -134,7 +136,7 @@ func sortOffsets(os []Offset) {
 }
 
 // WriteJSON writes the export document, indented, one offset per line.
-func WriteJSON(w io.Writer, e Export) error {
+func WriteJSON(w io.Writer, e Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(e); err != nil {
@@ -146,7 +148,7 @@ func WriteJSON(w io.Writer, e Export) error {
 // WriteCSV writes the offsets as group,topic,partition,offset without a header (the Kafka
 // group, for an offset that names one): the file Kafka's
 // consumer-groups tool takes with --reset-offsets --from-file. Invalid znodes are not in it.
-func WriteCSV(w io.Writer, e Export) error {
+func WriteCSV(w io.Writer, e Document) error {
 	cw := csv.NewWriter(w)
 	for _, o := range e.Offsets {
 		group := o.Group

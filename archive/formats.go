@@ -21,7 +21,7 @@ import (
 // The keys each object may have are its Go type's JSON field names (strictjson); these are the
 // ones it must have.
 var (
-	exportKeys     = strictjson.FieldNames(reflect.TypeFor[Export]())
+	exportKeys     = strictjson.FieldNames(reflect.TypeFor[Document]())
 	exportRequired = []string{"schema_version", "source", "exported_at", "offsets"}
 	offsetRequired = []string{"group", "topic", "partition", "offset"}
 	invalidKeys    = strictjson.FieldNames(reflect.TypeFor[Invalid]())
@@ -31,15 +31,7 @@ var (
 // the line it starts on.
 func parseExport(body []byte, errs *errList) File {
 	f := File{Format: FormatJSON}
-	var version struct {
-		V *int `json:"schema_version"`
-	}
-	if json.Unmarshal(body, &version) == nil && version.V != nil && *version.V != SchemaVersion {
-		errs.add(1, "export schema_version %d, this zk2kafka reads %d", *version.V, SchemaVersion)
-		return f
-	}
-	if at, err := strictjson.Object(body, exportKeys, exportRequired, nil); err != nil {
-		errs.add(errorLine(body, at, err), "export document: %v", err)
+	if !checkExportDocument(body, errs) {
 		return f
 	}
 	// strictjson.Object has checked the syntax and the keys: the stream below cannot go wrong but
@@ -50,51 +42,8 @@ func parseExport(body []byte, errs *errList) File {
 		return f
 	}
 	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			errs.add(lineAt(body, dec.InputOffset()), "export document: %v", err)
+		if !parseExportKey(body, dec, &f, errs) {
 			return f
-		}
-		key, _ := tok.(string)
-		if key == "offsets" {
-			if !parseOffsets(body, dec, &f, errs) {
-				return f
-			}
-			continue
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			errs.add(lineAt(body, dec.InputOffset()), "%s: %v", key, err)
-			return f
-		}
-		line := lineAt(body, dec.InputOffset()-int64(len(raw)))
-		var derr error
-		switch key {
-		case "schema_version":
-			var v int
-			derr = json.Unmarshal(raw, &v)
-		case "source":
-			derr = json.Unmarshal(raw, &f.Source)
-			if derr == nil && f.Source != SourceZK && f.Source != SourceKafka {
-				derr = fmt.Errorf("%q, expected zk or kafka", f.Source)
-			}
-		case "exported_at":
-			var t time.Time
-			derr = json.Unmarshal(raw, &t)
-		case "offset_adjust":
-			derr = json.Unmarshal(raw, &f.Adjust)
-		case "filter":
-			var spec migrate.FilterSpec
-			if string(raw) != "null" {
-				if _, derr = strictjson.Decode(raw, &spec, nil, nil); derr == nil {
-					f.Recorded, derr = spec.Map()
-				}
-			}
-		case "invalid":
-			derr = checkInvalid(raw)
-		}
-		if derr != nil {
-			errs.add(line, "%s: %v", key, derr)
 		}
 	}
 	if f.Adjust != 0 && f.Source != SourceZK {
@@ -102,6 +51,82 @@ func parseExport(body []byte, errs *errList) File {
 	}
 	fileGroupMap(&f, errs)
 	return f
+}
+
+// checkExportDocument checks the document as a whole before it is streamed: the schema
+// version this zk2kafka reads, then the syntax and the keys. False: it is not readable.
+func checkExportDocument(body []byte, errs *errList) bool {
+	var version struct {
+		V *int `json:"schema_version"`
+	}
+	if json.Unmarshal(body, &version) == nil && version.V != nil && *version.V != SchemaVersion {
+		errs.add(1, "export schema_version %d, this zk2kafka reads %d", *version.V, SchemaVersion)
+		return false
+	}
+	if at, err := strictjson.Object(body, exportKeys, exportRequired, nil); err != nil {
+		errs.add(errorLine(body, at, err), "export document: %v", err)
+		return false
+	}
+	return true
+}
+
+// parseExportKey reads one key of the document and its value into f; false means the stream
+// is broken and parsing must stop.
+func parseExportKey(body []byte, dec *json.Decoder, f *File, errs *errList) bool {
+	tok, err := dec.Token()
+	if err != nil {
+		errs.add(lineAt(body, dec.InputOffset()), "export document: %v", err)
+		return false
+	}
+	key, _ := tok.(string)
+	if key == "offsets" {
+		return parseOffsets(body, dec, f, errs)
+	}
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		errs.add(lineAt(body, dec.InputOffset()), "%s: %v", key, err)
+		return false
+	}
+	if err := exportField(f, key, raw); err != nil {
+		errs.add(lineAt(body, dec.InputOffset()-int64(len(raw))), "%s: %v", key, err)
+	}
+	return true
+}
+
+// exportField checks the value of one key of the document other than offsets, keeping in f
+// what a restore needs of it.
+func exportField(f *File, key string, raw json.RawMessage) error {
+	switch key {
+	case "schema_version":
+		var v int
+		return json.Unmarshal(raw, &v)
+	case "source":
+		if err := json.Unmarshal(raw, &f.Source); err != nil {
+			return err
+		}
+		if f.Source != SourceZK && f.Source != SourceKafka {
+			return fmt.Errorf("%q, expected zk or kafka", f.Source)
+		}
+	case "exported_at":
+		var t time.Time
+		return json.Unmarshal(raw, &t)
+	case "offset_adjust":
+		return json.Unmarshal(raw, &f.Adjust)
+	case "filter":
+		if string(raw) == "null" {
+			return nil
+		}
+		var spec migrate.FilterSpec
+		if _, err := strictjson.Decode(raw, &spec, nil, nil); err != nil {
+			return err
+		}
+		var err error
+		f.Recorded, err = spec.Map()
+		return err
+	case "invalid":
+		return checkInvalid(raw)
+	}
+	return nil
 }
 
 // errorLine is the line of a problem found at byte at. A json.Decoder reports syntax errors

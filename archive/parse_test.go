@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-func sampleExport() Export {
+func sampleExport() Document {
 	legacy := []migrate.LegacyGroup{
 		{Group: "g2", Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 7, Path: "/consumers/g2/offsets/t/0",
 			Mtime: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}}},
@@ -92,6 +93,9 @@ func exportDoc(offsets string) string {
 	return "{\n  \"schema_version\": 1,\n  \"source\": \"zk\",\n  \"exported_at\": \"2025-01-01T00:00:00Z\",\n  \"offsets\": [\n" + offsets + "\n  ]\n}\n"
 }
 
+// exportHead is an empty export document without its closing brace, for the keys a case adds.
+const exportHead = `{"schema_version":1,"source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":[]`
+
 func TestParseRejects(t *testing.T) {
 	good := `{"group":"g","topic":"t","partition":0,"offset":1}`
 	cases := []struct{ name, body, want string }{
@@ -124,6 +128,15 @@ func TestParseRejects(t *testing.T) {
 		{"json null offset", exportDoc(`    {"group":"g","topic":"t","partition":3,"offset":null}`), `line 6: offsets[0]: key "offset" is null`},
 		{"json null partition", exportDoc(`    {"group":"g","topic":"t","partition":null,"offset":42}`), `line 6: offsets[0]: key "partition" is null`},
 		{"json null group", exportDoc(`    {"group":null,"topic":"t","partition":0,"offset":42}`), `key "group" is null`},
+		{"json schema_version not a number", `{"schema_version":"1","source":"zk","exported_at":"2025-01-01T00:00:00Z","offsets":[]}`, "line 1: schema_version: json: cannot unmarshal string"},
+		{"json source not a string", `{"schema_version":1,"source":7,"exported_at":"2025-01-01T00:00:00Z","offsets":[]}`, "line 1: source: json: cannot unmarshal number"},
+		{"json bad exported_at", `{"schema_version":1,"source":"zk","exported_at":"yesterday","offsets":[]}`, `exported_at: parsing time "yesterday"`},
+		{"json fractional offset_adjust", exportHead + `,"offset_adjust":1.5}`, "offset_adjust: json: cannot unmarshal number 1.5"},
+		{"json unknown filter key", exportHead + `,"filter":{"group_rx":"x"}}`, `filter: unknown key "group_rx"`},
+		{"json filter group map twice", exportHead + `,"filter":{"group_map":[{"legacy":"a","kafka":"b"},{"legacy":"a","kafka":"c"}]}}`, `filter: group_map: legacy group "a" after "a"`},
+		{"json invalid entry unknown key", exportHead + `,"invalid":[{"group":"g","topic":"t","partition":0,"znode":"/z","reason":"r","x":1}]}`, `invalid: [0]: unknown key "x"`},
+		{"json invalid not a list", exportHead + `,"invalid":{}}`, "invalid: json: cannot unmarshal object"},
+		{"json kafka_group in a zk export", exportDoc(`    {"group":"g","kafka_group":"k","topic":"t","partition":0,"offset":1}`), "kafka_group in an export of zk"},
 		{"backup wrong version", `{"zk2kafka_backup":9}` + "\n", "backup format 9"},
 		{"backup missing field", header + `{"group":"g","topic":"t","partition":0,"target":9}` + "\n", `line 2: backup record: missing key "kafka_before"`},
 		{"backup empty line", header + "\n" + `{"group":"g","topic":"t","partition":0,"kafka_before":1,"target":9}` + "\n", "line 2: empty line"},
@@ -307,5 +320,28 @@ func TestParseOwnFilesWithUnusualNames(t *testing.T) {
 		if !groups["billing "] {
 			t.Errorf("%s: group %q not read back as written: %v", name, "billing ", groups)
 		}
+	}
+}
+
+// TestParseExportFilter: the filter an export records is read back, its group map into
+// Recorded (what a restore --to kafka given no map follows); a null filter records nothing.
+func TestParseExportFilter(t *testing.T) {
+	for _, tc := range []struct {
+		name, filter string
+		want         migrate.GroupMap
+	}{
+		{"null", `null`, nil},
+		{"selection only", `{"group_regex":"^g"}`, nil},
+		{"group map", `{"group_map":[{"legacy":"a","kafka":"b"}]}`, migrate.GroupMap{"a": "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse([]byte(exportHead + `,"filter":` + tc.filter + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Format != FormatJSON || f.Source != SourceZK || !maps.Equal(f.Recorded, tc.want) {
+				t.Errorf("parsed %+v, want recorded map %v", f, tc.want)
+			}
+		})
 	}
 }

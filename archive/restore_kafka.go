@@ -19,7 +19,7 @@ const restoreBatchGroups = 128
 // before it is committed, by the restore's own rules (PlanRestore) over a fresh read of the
 // gates and of Kafka. Outcomes go back into plan, per partition; the error is what stopped the
 // run.
-func restoreKafka(ctx context.Context, req Request, file File, adjust int64, plan *Plan, fingerprint string) error {
+func restoreKafka(ctx context.Context, req RestoreRequest, file File, adjust int64, plan *Plan, fingerprint string) error {
 	b, err := migrate.CreateBackup(req.Backup, fingerprint, time.Now())
 	if err != nil {
 		settle(plan, migrate.StatusFailed, "not written: the backup file could not be created")

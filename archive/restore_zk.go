@@ -16,8 +16,8 @@ import (
 // group's offsets and reads them all back. It stays apart from copy's executor: ZooKeeper has
 // no admin commit to gate (--force overrides live consumers), its backup is an export document,
 // and the writes are znode sets, not Kafka commits.
-func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w LegacyWriter, plan *Plan, backupPath string) error {
-	old := Export{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: time.Now().UTC(), Offsets: []Offset{}}
+func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.LegacyWriter, plan *Plan, backupPath string) error {
+	old := Document{SchemaVersion: SchemaVersion, Source: SourceZK, ExportedAt: time.Now().UTC(), Offsets: []Offset{}}
 	for _, g := range plan.Groups {
 		for _, it := range g.Items {
 			switch {

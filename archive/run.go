@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,19 +15,8 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// KafkaStore is what a restore to Kafka reads and commits through.
-type KafkaStore interface {
-	migrate.KafkaState
-	migrate.OffsetCommitter
-}
-
-// LegacyWriter writes a group's offset znodes (zkreader.Reader does): a restore to ZooKeeper.
-type LegacyWriter interface {
-	WriteOffsets(ctx context.Context, group string, offsets map[migrate.TopicPartition]int64) error
-}
-
-// Request is one restore: the file, what of it to restore, where, and the stores.
-type Request struct {
+// RestoreRequest is one restore: the file, what of it to restore, where, and the stores.
+type RestoreRequest struct {
 	Path string // the file to restore
 	// Owner names the group of a topic,partition,offset CSV: the --group typed on the command
 	// line, never one from the environment or a config file (ParseFor).
@@ -37,7 +27,7 @@ type Request struct {
 	To        Target
 	Force     bool
 	Execute   bool
-	Backup    string // the backup file to create before writing
+	Backup    string // the backup file to create before writing: required with Execute
 	// Version is the zk2kafka version, in the commit metadata of a restore to Kafka.
 	Version string
 	// OffsetAdjust is restore's --offset-adjust: added to a ZooKeeper export's offsets on
@@ -45,15 +35,59 @@ type Request struct {
 	OffsetAdjust int64
 
 	Legacy migrate.LegacyStore
-	Kafka  KafkaStore   // --to kafka
-	Writer LegacyWriter // --to zk
+	Kafka  migrate.KafkaStore   // --to kafka
+	Writer migrate.LegacyWriter // --to zk; nil when the legacy source is read-only
+	// ReadOnly says why Writer is nil (legacy.Source.ReadOnly), for the refusal of --to zk.
+	ReadOnly string
+	// Unseen, when set, says why the legacy consumers' liveness cannot be seen through Legacy
+	// (legacy.Source.Unseen: a copy of ZooKeeper's data directory). The gates of a restore
+	// --to kafka read that liveness, so it is then refused unless LegacyStopped: the
+	// operator's word (--legacy-stopped) that the consumers are stopped.
+	Unseen        string
+	LegacyStopped bool
 }
 
-// Result is what a restore did (or would do): the plan with each partition's outcome, and the
-// backup file it wrote ("" when nothing was to be written).
-type Result struct {
+// RestoreResult is what a restore did (or would do): the plan with each partition's outcome,
+// and the backup file it wrote ("" when nothing was to be written).
+type RestoreResult struct {
 	Plan   Plan
 	Backup string
+}
+
+// Check refuses a request whose values cannot make a restore, before anything is read; the
+// messages name the command's flags. Restore calls it first: a command calls it too, on its
+// flags before it opens a store, and again once the legacy source is known, so that a refusal
+// never waits for a Kafka connection. The stores themselves are not checked here.
+func (r RestoreRequest) Check() error {
+	switch r.To {
+	case TargetKafka, TargetZK:
+	case "":
+		return errors.New("--to is required: kafka or zk")
+	default:
+		return fmt.Errorf("--to: %q is not one of kafka, zk", r.To)
+	}
+	switch {
+	case r.Path == "":
+		return errors.New("--file is required: the export, CSV or backup to restore")
+	case r.Execute && r.Backup == "":
+		return errors.New("--backup: empty path: a restore saves what it overwrites before writing")
+	case r.To == TargetKafka && r.Unseen != "" && !r.LegacyStopped:
+		return fmt.Errorf("%s; stop them, then say so with --legacy-stopped (nothing was written)", r.Unseen)
+	}
+	return nil
+}
+
+// checkStores refuses a request without the stores its target needs.
+func (r RestoreRequest) checkStores() error {
+	switch {
+	case r.Legacy == nil:
+		return errors.New("restore: no legacy store")
+	case r.To == TargetKafka && r.Kafka == nil:
+		return errors.New("restore --to kafka: no Kafka store")
+	case r.To == TargetZK && r.Writer == nil:
+		return fmt.Errorf("--to zk: %s", cmp.Or(r.ReadOnly, "no ZooKeeper writer"))
+	}
+	return nil
 }
 
 // Restore reads the file whole and strictly, plans it against what the stores hold now and,
@@ -63,9 +97,17 @@ type Result struct {
 // every commit read back. A restore to ZooKeeper backs up the znodes as an export document,
 // writes them and reads them back.
 //
-// A nil Result means nothing was planned (the file, the selection or a store read failed);
-// otherwise the error is what stopped the run, and the Result says what was done.
-func Restore(ctx context.Context, req Request) (*Result, error) {
+// Every refusal of the command is here (Check): a library caller cannot skip one. A nil
+// RestoreResult means nothing was planned (the file, the selection or a store read failed);
+// otherwise the error is what stopped the run, and the RestoreResult says what was done. A
+// nil error is not a clean restore: the plan's failed and blocked partitions say what was not.
+func Restore(ctx context.Context, req RestoreRequest) (*RestoreResult, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	if err := req.checkStores(); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(req.Path)
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
@@ -93,12 +135,6 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 	req.Filter.GroupMap = gm
 	sum := sha256.Sum256(data)
 	fingerprint := "restore:" + hex.EncodeToString(sum[:])
-	if req.To == TargetKafka && req.Kafka == nil {
-		return nil, errors.New("restore --to kafka: no Kafka store")
-	}
-	if req.To == TargetZK && req.Writer == nil {
-		return nil, errors.New("restore --to zk: no ZooKeeper writer")
-	}
 	var kafka migrate.KafkaState
 	if req.To == TargetKafka {
 		kafka = migrate.MapKafka(req.Kafka, gm) // liveness stays the file's (legacy) groups'
@@ -117,7 +153,7 @@ func Restore(ctx context.Context, req Request) (*Result, error) {
 			plan.Groups[i].KafkaGroup = k
 		}
 	}
-	res := &Result{Plan: plan}
+	res := &RestoreResult{Plan: plan}
 	if !req.Execute || plan.Counts()[migrate.StatusWouldWrite] == 0 {
 		return res, nil
 	}
@@ -219,7 +255,7 @@ func settle(plan *Plan, to migrate.PartitionStatus, reason string) {
 // kafka writes the Kafka groups it was read from (its own map), --to zk the legacy groups'
 // znodes (no map: the rollback). Two of the file's groups landing in one Kafka group must not
 // hold the same partition.
-func restoreGroupMap(req Request, file File) (migrate.GroupMap, error) {
+func restoreGroupMap(req RestoreRequest, file File) (migrate.GroupMap, error) {
 	gm := req.Filter.GroupMap
 	given := gm.Renames()
 	switch {

@@ -2,9 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/archive"
@@ -72,21 +69,18 @@ JSON lists them under "invalid"), 1 error.`,
 }
 
 func (o *exportOptions) validate() error {
-	if o.from != string(archive.SourceZK) && o.from != string(archive.SourceKafka) {
-		return fmt.Errorf("--from: %q is not one of zk, kafka", o.from)
-	}
-	if o.format != "json" && o.format != "csv" {
-		return fmt.Errorf("--format: %q is not one of json, csv", o.format)
-	}
-	if o.file == "" {
-		return fmt.Errorf("--file: empty path (use - for stdout)")
-	}
-	if o.adjust != 0 && o.from != string(archive.SourceZK) {
-		return fmt.Errorf("--offset-adjust %+d with --from %s: the adjust turns ZooKeeper znode values into Kafka offsets; Kafka's own offsets are exported as they are", o.adjust, o.from)
+	if err := o.request().Check(); err != nil {
+		return err
 	}
 	var err error
 	o.flt, err = o.filter.filter()
 	return err
+}
+
+// request is the export the options ask for, without its stores.
+func (o *exportOptions) request() archive.ExportRequest {
+	return archive.ExportRequest{From: archive.Source(o.from), Format: archive.Format(o.format), Path: o.file,
+		Filter: o.flt, OffsetAdjust: o.adjust}
 }
 
 func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions) error {
@@ -95,68 +89,39 @@ func runExport(ctx context.Context, d *deps, g *globalOptions, o *exportOptions)
 		return err
 	}
 	defer src.Close()
-	legacy := src.Store
-	var state migrate.KafkaState = legacyOnly{}
-	if o.from == string(archive.SourceKafka) {
+	req := o.request()
+	req.Legacy, req.Out = src.Store, d.stdout
+	if req.From == archive.SourceKafka {
 		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
 		if err != nil {
 			return err
 		}
 		defer closeKafka()
-		state = kafka
+		req.Kafka = kafka
 	}
 	bar := newProgress(d, true)
 	defer bar.finish()
-	in, err := migrate.ReadInputs(ctx, migrate.WithReadProgress(legacy, bar.reads("export: reading ZooKeeper")), state, o.flt)
+	reads := bar.reads("export: reading ZooKeeper")
+	req.Progress = func(r migrate.ReadProgress) {
+		reads(r)
+		if r.Groups == r.GroupsTotal {
+			bar.finish() // the read is over: the line is gone before the file goes to stdout
+		}
+	}
+	res, err := archive.Export(ctx, req)
+	for _, lg := range res.Live {
+		d.logger.Warn("legacy consumers are still registered: the export is a snapshot of offsets that may move on",
+			"group", lg.Group, "live", lg.Consumers)
+	}
 	if err != nil {
 		return err
 	}
-	bar.finish()
-	now := time.Now()
-	var e archive.Export
-	if o.from == string(archive.SourceZK) {
-		e = archive.FromLegacy(in.Legacy, in.Filter, now, o.adjust)
-		for _, lg := range in.Legacy {
-			if len(lg.LiveConsumers) > 0 {
-				d.logger.Warn("legacy consumers are still registered: the export is a snapshot of offsets that may move on",
-					"group", lg.Group, "live", len(migrate.Consumers(lg.LiveConsumers)))
-			}
-		}
-	} else {
-		// Under a group map, each legacy group's offsets are read from the Kafka group it lands
-		// in and exported under both names (group, kafka_group); of a merged Kafka group, each
-		// legacy group takes its own partitions (the others go to the first of them).
-		names := make([]string, 0, len(in.Legacy))
-		for _, lg := range in.Legacy {
-			names = append(names, lg.Group)
-		}
-		e = archive.FromKafka(names, in.OwnStates(in.Groups), o.flt.MatchTopic, in.Filter, now)
-		for i := range e.Offsets {
-			if k := o.flt.GroupMap.Kafka(e.Offsets[i].Group); k != e.Offsets[i].Group {
-				e.Offsets[i].KafkaGroup = k
-			}
-		}
-	}
-	write := func(w io.Writer) error {
-		if o.format == "csv" {
-			return archive.WriteCSV(w, e)
-		}
-		return archive.WriteJSON(w, e)
-	}
-	if o.file == "-" {
-		err = write(d.stdout)
-	} else {
-		err = archive.CreateFile(o.file, write)
-	}
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	d.logger.Info("exported", "from", o.from, "groups", len(in.Legacy), "offsets", len(e.Offsets), "file", o.file, "format", o.format)
-	if len(e.Invalid) > 0 {
-		for _, inv := range limitInvalid(e.Invalid, 20) {
+	d.logger.Info("exported", "from", o.from, "groups", res.Groups, "offsets", res.Offsets, "file", o.file, "format", o.format)
+	if len(res.Invalid) > 0 {
+		for _, inv := range limitInvalid(res.Invalid, 20) {
 			d.logger.Warn("znode left out of the export: no usable offset", "group", inv.Group, "znode", inv.Znode, "reason", inv.Reason)
 		}
-		return unsafe("%d znode(s) hold no usable offset and were left out of the export's offsets", len(e.Invalid))
+		return unsafe("%d znode(s) hold no usable offset and were left out of the export's offsets", len(res.Invalid))
 	}
 	return nil
 }

@@ -110,15 +110,9 @@ func (o *restoreOptions) validate() error {
 	if err := o.writeMode.check(); err != nil {
 		return err
 	}
-	switch archive.Target(o.to) {
-	case archive.TargetKafka, archive.TargetZK:
-	case "":
-		return errors.New("--to is required: kafka or zk")
-	default:
-		return fmt.Errorf("--to: %q is not one of kafka, zk", o.to)
-	}
-	if o.file == "" {
-		return errors.New("--file is required: the export, CSV or backup to restore")
+	// --to and --file first, as archive.Restore refuses them; the backup is named below.
+	if err := (archive.RestoreRequest{To: archive.Target(o.to), Path: o.file}).Check(); err != nil {
+		return err
 	}
 	if err := checkOutput(o.output, "table", "json"); err != nil {
 		return err
@@ -136,9 +130,9 @@ func (o *restoreOptions) validate() error {
 }
 
 func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOptions) error {
-	to := archive.Target(o.to)
-	req := archive.Request{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: to, Force: o.force,
-		Execute: o.execute, Backup: o.backup, Version: d.build.Version, OffsetAdjust: o.adjust}
+	req := archive.RestoreRequest{Path: o.file, Filter: o.flt, Selection: o.filter.describe(), To: archive.Target(o.to),
+		Force: o.force, Execute: o.execute, Backup: o.backup, Version: d.build.Version, OffsetAdjust: o.adjust,
+		LegacyStopped: g.legacyStopped}
 	// Kafka's 3-column form names no group: only a --group typed on this command line may
 	// supply it, never one left in the environment or a config file for other runs.
 	if o.groupTyped {
@@ -149,11 +143,9 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 		return err
 	}
 	defer src.Close()
-	req.Legacy = src.Store
-	if to == archive.TargetKafka {
-		// The gates read liveness from the legacy store: where it cannot be seen, the
-		// operator must say the consumers are stopped.
-		if err := src.CheckWriteIntoKafka(g.legacyStopped); err != nil {
+	req.Legacy, req.Writer, req.ReadOnly, req.Unseen = src.Store, src.Writer, src.ReadOnly, src.Unseen
+	if req.To == archive.TargetKafka {
+		if err := req.Check(); err != nil { // before connecting to Kafka: Restore would refuse it anyway
 			return err
 		}
 		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
@@ -162,8 +154,6 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 		}
 		defer closeKafka()
 		req.Kafka = kafka
-	} else if req.Writer, err = src.LegacyWriter(); err != nil {
-		return fmt.Errorf("--to zk: %w", err)
 	}
 	res, runErr := archive.Restore(ctx, req)
 	if res == nil {

@@ -145,7 +145,7 @@ func TestRestoreZK(t *testing.T) {
 	if err != nil || f.Source != archive.SourceZK || len(f.Entries) != 1 || *f.Entries[0].Offset != 10 || f.Entries[0].Group != "g1" {
 		t.Fatalf("zk backup: %v %+v\n%s", err, f, data)
 	}
-	in, err := migrate.ReadInputs(context.Background(), s.legacy, legacyOnly{}, migrate.Filter{})
+	in, err := migrate.ReadInputs(context.Background(), s.legacy, migrate.NoKafka{}, migrate.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

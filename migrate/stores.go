@@ -149,3 +149,11 @@ type LegacyWriter interface {
 	MarkMigrated(ctx context.Context, group string, data []byte) error
 	Marker(ctx context.Context, group string) ([]byte, bool, error)
 }
+
+// KafkaStore is Kafka read and written: what a restore into Kafka (package archive) reads its
+// plan from and commits through, as copy does. An adapter (kafkawriter.Client) is one value
+// serving both; the two halves keep their own contract suites.
+type KafkaStore interface {
+	KafkaState
+	OffsetCommitter
+}
