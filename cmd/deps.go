@@ -110,7 +110,7 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 
 // openViaTopic opens the independent reader of verify --via-topic: it decodes
 // __consumer_offsets itself instead of trusting OffsetFetch.
-func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSource, func(), error) {
+func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (migrate.CommittedSource, func(), error) {
 	if err := g.needKafka(); err != nil {
 		return nil, nil, err
 	}

@@ -7,17 +7,9 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// committedSource reads groups' committed offsets some other way than OffsetFetch:
-// `migrate verify --via-topic` decodes __consumer_offsets itself (package offsetlog).
-type committedSource interface {
-	// Committed returns the latest commit of every partition of each group, in the Committed
-	// and Metadata fields of a GroupState (a group without commits has an empty Committed; a
-	// tombstoned partition is absent).
-	Committed(ctx context.Context, groups []string) (map[string]migrate.GroupState, error)
-}
-
-// viaTopicOpener opens a committedSource on the configured Kafka cluster.
-type viaTopicOpener func(ctx context.Context, g *globalOptions, d *deps) (committedSource, func(), error)
+// viaTopicOpener opens the migrate.CommittedSource of verify --via-topic on the configured
+// Kafka cluster.
+type viaTopicOpener func(ctx context.Context, g *globalOptions, d *deps) (migrate.CommittedSource, func(), error)
 
 // legacyOnly is a migrate.KafkaState that knows nothing, for reads of ZooKeeper alone (export
 // --from zk, restore --to zk): migrate.ReadInputs then selects and reads the legacy groups
