@@ -26,6 +26,10 @@ type storeOpener interface {
 	OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kafkaStore, func(), error)
 }
 
+// viaTopicOpener opens the migrate.CommittedSource of verify --via-topic on the configured
+// Kafka cluster.
+type viaTopicOpener func(ctx context.Context, g *globalOptions, d *deps) (migrate.CommittedSource, func(), error)
+
 func defaultDeps(stdout, stderr io.Writer) *deps {
 	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic, build: readBuild()}
 }
@@ -110,7 +114,7 @@ func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kaf
 
 // openViaTopic opens the independent reader of verify --via-topic: it decodes
 // __consumer_offsets itself instead of trusting OffsetFetch.
-func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (committedSource, func(), error) {
+func openViaTopic(ctx context.Context, g *globalOptions, d *deps) (migrate.CommittedSource, func(), error) {
 	if err := g.needKafka(); err != nil {
 		return nil, nil, err
 	}

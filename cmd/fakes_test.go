@@ -116,7 +116,7 @@ func runWith(t *testing.T, stores storeOpener, setup func(*deps), args ...string
 	return out.String(), errb.String(), exitCode(err)
 }
 
-// fakeSource is a committedSource over fixed answers, for --via-topic.
+// fakeSource is a migrate.CommittedSource over fixed answers, for --via-topic.
 type fakeSource struct {
 	committed map[string]map[migrate.TopicPartition]int64
 	err       error

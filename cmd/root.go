@@ -109,7 +109,7 @@ type deps struct {
 	stdout, stderr io.Writer
 	logger         *slog.Logger
 	stores         storeOpener
-	// viaTopic opens the __consumer_offsets reader of verify --via-topic (see committedSource).
+	// viaTopic opens the __consumer_offsets reader of verify --via-topic (migrate.CommittedSource).
 	viaTopic viaTopicOpener
 	// terminal reports whether stderr is a terminal, for the progress bar (nil: ask the OS).
 	terminal func() bool

@@ -2,12 +2,8 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -96,26 +92,24 @@ func (o *verifyOptions) validate() error {
 	}
 	o.opts = verify.Options{Strict: o.strict, OffsetAdjust: o.offsetAdjust}
 	// By value, not by Changed: a value from the environment or the config file counts too.
+	// -1 is the flag's "no limit"; verify.Options has none (nil) for it.
 	switch {
 	case o.maxKafkaLead < -1:
 		return fmt.Errorf("--max-kafka-lead: %d is negative, expected 0 or more (or -1: no limit)", o.maxKafkaLead)
-	case o.maxKafkaLead >= 0 && o.strict:
-		return errors.New("--max-kafka-lead with --strict: --strict already allows no lead")
 	case o.maxKafkaLead >= 0:
 		lead := o.maxKafkaLead
 		o.opts.MaxKafkaLead = &lead
+	}
+	if err := o.opts.Validate(); err != nil {
+		return err
 	}
 	var err error
 	if o.flt, err = o.filter.filter(); err != nil {
 		return err
 	}
-	if o.mark && o.flt.Spec().TopicRegex != "" {
-		// A marker says the whole group was verified; under a topic filter, its other topics
-		// were never compared.
-		return errors.New("--mark with --topic-regex: a marker says the whole group is migrated, but only the selected topics are verified; verify without --topic-regex to mark")
+	if o.mark {
+		return verify.CheckMark(o.flt)
 	}
-	o.opts.MatchTopic = o.flt.MatchTopic
-	o.opts.GroupMap = o.flt.GroupMap
 	return nil
 }
 
@@ -125,10 +119,10 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return err
 	}
 	defer src.Close()
-	legacy := src.Store
-	var marker migrate.LegacyWriter
+	req := verify.Request{Filter: o.flt, Options: o.opts, Mark: o.mark, ViaTopic: o.viaTopic,
+		Version: d.build.Version, Logger: d.logger}
 	if o.mark {
-		if marker, err = src.LegacyWriter(); err != nil {
+		if req.Writer, err = src.LegacyWriter(); err != nil {
 			return fmt.Errorf("--mark: %w", err)
 		}
 	}
@@ -137,33 +131,22 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return err
 	}
 	defer closeKafka()
+	if o.viaTopic {
+		committed, closeCommitted, err := d.viaTopic(ctx, g, d)
+		if err != nil {
+			return fmt.Errorf("--via-topic: %w", err)
+		}
+		defer closeCommitted()
+		req.Committed = committed
+	}
 	bar := newProgress(d, true)
 	defer bar.finish()
-	in, err := migrate.ReadInputs(ctx, migrate.WithReadProgress(legacy, bar.reads("verify: reading ZooKeeper")), kafka, o.flt)
-	if err != nil {
+	req.Legacy, req.Kafka = src.Store, kafka
+	req.ReadProgress, req.ReadDone = bar.reads("verify: reading ZooKeeper"), bar.finish
+	report, err := verify.Run(ctx, req)
+	var markErr *verify.MarkError
+	if err != nil && !errors.As(err, &markErr) {
 		return err
-	}
-	bar.finish()
-	states := in.Groups
-	if o.viaTopic {
-		if states, err = readViaTopic(ctx, d, g, in, o.flt.GroupMap); err != nil {
-			return err
-		}
-	}
-	// Legacy groups merged into one Kafka group are each compared with their own partitions.
-	states = in.OwnStates(states)
-	topics, err := describeCommitted(ctx, kafka, in, states, o.flt)
-	if err != nil {
-		return err
-	}
-	report := verify.Compare(in.Legacy, states, topics, o.opts)
-	report.CheckedAt = time.Now().UTC()
-	if len(report.Groups) == 0 {
-		d.logger.Warn("no group selected: nothing was verified")
-	}
-	var markErr error
-	if o.mark {
-		markErr = markPassed(ctx, d, marker, &report)
 	}
 	if o.output == "summary" {
 		err = writeVerifySummary(d.stdout, report, o.rows)
@@ -189,103 +172,6 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 			what = fmt.Sprintf("the stores disagree, and Kafka holds %d committed offset(s) outside the partitions' logs", oor)
 		}
 		return unsafe("%s: %d partition(s) failed in %d of %d group(s)", what, s.Failed, s.GroupsFailed, s.Groups)
-	}
-	return nil
-}
-
-// describeCommitted returns the log ranges of every partition the groups have a Kafka commit
-// for, so that verify can fail a commit outside its log: in.Topics covers the topics of the
-// legacy offsets (read after the commits, so a log end is never older than a commit); the
-// selected topics only Kafka has a commit for are described here.
-func describeCommitted(ctx context.Context, kafka migrate.KafkaState, in migrate.Inputs, states map[string]migrate.GroupState,
-	flt migrate.Filter) (map[string]migrate.TopicInfo, error) {
-	topics := maps.Clone(in.Topics)
-	if topics == nil {
-		topics = map[string]migrate.TopicInfo{}
-	}
-	var more []string
-	for _, lg := range in.Legacy {
-		for tp := range states[lg.Group].Committed {
-			if _, ok := topics[tp.Topic]; !ok && flt.MatchTopic(tp.Topic) {
-				more = append(more, tp.Topic)
-			}
-		}
-	}
-	if len(more) == 0 { // never an empty metadata request: it means "all topics"
-		return topics, nil
-	}
-	slices.Sort(more)
-	more = slices.Compact(more)
-	described, err := kafka.Topics(ctx, more)
-	if err != nil {
-		return nil, fmt.Errorf("describe %d topics in kafka for their log ranges: %w", len(more), err)
-	}
-	maps.Copy(topics, described)
-	return topics, nil
-}
-
-// readViaTopic replaces the OffsetFetch commits with those read from __consumer_offsets.
-func readViaTopic(ctx context.Context, d *deps, g *globalOptions, in migrate.Inputs, gm migrate.GroupMap) (map[string]migrate.GroupState, error) {
-	src, closeSrc, err := d.viaTopic(ctx, g, d)
-	if err != nil {
-		return nil, fmt.Errorf("--via-topic: %w", err)
-	}
-	defer closeSrc()
-	names := make([]string, 0, len(in.Legacy))
-	for _, lg := range in.Legacy {
-		names = append(names, gm.Kafka(lg.Group)) // the Kafka group each is compared with
-	}
-	slices.Sort(names)
-	committed, err := src.Committed(ctx, slices.Compact(names))
-	if err != nil {
-		return nil, fmt.Errorf("--via-topic: %w", err)
-	}
-	out := make(map[string]migrate.GroupState, len(in.Groups))
-	for _, lg := range in.Legacy {
-		n := lg.Group
-		c, ok := committed[gm.Kafka(n)]
-		if !ok {
-			return nil, fmt.Errorf("--via-topic: no answer for group %q", gm.Kafka(n))
-		}
-		s := in.Groups[n]
-		s.Committed, s.Metadata = c.Committed, c.Metadata
-		out[n] = s
-	}
-	return out, nil
-}
-
-// cutoverMarker is the data of /consumers/<group>/zk2kafka-migrated.
-type cutoverMarker struct {
-	MigratedAt time.Time `json:"migrated_at"`
-	Tool       string    `json:"tool"`
-	Offsets    int       `json:"offsets"`
-}
-
-// markPassed writes the cutover marker of every passing group. A group with live legacy
-// consumers is not marked even when it passes: its ZooKeeper offsets may move on at once, so it
-// is not done. The first failure stops the marking; groups marked before it stay marked.
-func markPassed(ctx context.Context, d *deps, w migrate.LegacyWriter, r *verify.Report) error {
-	for i := range r.Groups {
-		grp := &r.Groups[i]
-		switch {
-		case grp.Verdict != verify.VerdictPass:
-			continue
-		case len(grp.LiveConsumers) > 0:
-			d.logger.Warn("not marking a group that still has live legacy consumers", "group", grp.Group, "live", len(grp.LiveConsumers))
-			continue
-		case len(grp.Partitions) == 0:
-			d.logger.Warn("not marking a group without offsets: nothing was verified", "group", grp.Group)
-			continue
-		}
-		data, err := json.Marshal(cutoverMarker{MigratedAt: r.CheckedAt, Tool: "zk2kafka " + d.build.Version, Offsets: len(grp.Partitions)})
-		if err != nil {
-			return fmt.Errorf("encode marker of group %q: %w", grp.Group, err)
-		}
-		if err := w.MarkMigrated(ctx, grp.Group, data); err != nil {
-			return fmt.Errorf("--mark: %w", err)
-		}
-		grp.Marked = true
-		d.logger.Info("group marked migrated", "group", grp.Group, "offsets", len(grp.Partitions))
 	}
 	return nil
 }

@@ -111,9 +111,9 @@ func TestVerifyVerdictsAndExitCodes(t *testing.T) {
 	}
 }
 
-func viaTopic(src committedSource) func(*deps) {
+func viaTopic(src migrate.CommittedSource) func(*deps) {
 	return func(d *deps) {
-		d.viaTopic = func(context.Context, *globalOptions, *deps) (committedSource, func(), error) {
+		d.viaTopic = func(context.Context, *globalOptions, *deps) (migrate.CommittedSource, func(), error) {
 			return src, func() {}, nil
 		}
 	}
@@ -163,7 +163,7 @@ func TestVerifyMark(t *testing.T) {
 			}
 			continue
 		}
-		var m cutoverMarker
+		var m verify.Marker
 		if err := json.Unmarshal(data, &m); err != nil || !found {
 			t.Fatalf("marker of %s: %q found %t: %v", g, data, found, err)
 		}

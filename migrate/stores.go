@@ -157,3 +157,16 @@ type KafkaStore interface {
 	KafkaState
 	OffsetCommitter
 }
+
+// CommittedSource reads groups' committed offsets some other way than the coordinator's
+// OffsetFetch, for verify --via-topic: package offsetlog decodes __consumer_offsets itself, so
+// the check does not trust the path copy wrote through.
+type CommittedSource interface {
+	// Committed returns the latest commit of every partition of each given group, in the
+	// Committed and Metadata fields of a GroupState (State and Members are not set). A group
+	// without commits is in the answer with an empty Committed; a tombstoned (deleted) partition
+	// is absent. A group asked and missing from the answer is an incomplete read: the caller
+	// must refuse it, never take it for a group without commits. An error means the read as a
+	// whole failed.
+	Committed(ctx context.Context, groups []string) (map[string]GroupState, error)
+}

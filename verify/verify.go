@@ -1,6 +1,9 @@
 // Package verify compares the legacy (ZooKeeper) and Kafka offset stores partition by partition
-// and renders the result for people (table), scripts (JSON) and CI systems (JUnit XML). Compare
-// is a pure function of two snapshots: it reads nothing and writes nothing.
+// and renders the result for people (table), scripts (JSON) and CI systems (JUnit XML). Run is
+// the verb: it reads both stores through migrate's interfaces (and __consumer_offsets through a
+// migrate.CommittedSource under --via-topic), compares, and writes nothing but the cutover
+// markers of --mark. Compare is a pure function of two snapshots: it reads nothing and writes
+// nothing.
 package verify
 
 import (
@@ -105,7 +108,7 @@ type Group struct {
 	KafkaState    string   `json:"kafka_state"`
 	KafkaMembers  int      `json:"kafka_members"`
 	LiveConsumers []string `json:"live_legacy_consumers,omitempty"`
-	// Marked is set by the caller once it has written the group's cutover marker.
+	// Marked is set by Run once it has written the group's cutover marker (Request.Mark).
 	Marked     bool        `json:"marked,omitempty"`
 	Partitions []Partition `json:"partitions"`
 }
