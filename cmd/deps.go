@@ -14,10 +14,10 @@ import (
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// kafkaStore is everything the commands need of Kafka.
+// kafkaStore is everything the commands need of Kafka: what copy needs (read, commit, the
+// cluster id).
 type kafkaStore interface {
-	migrate.KafkaState
-	migrate.OffsetCommitter
+	migrate.CopyKafka
 }
 
 // storeOpener opens the adapters; command tests replace it with in-memory fakes.

@@ -149,3 +149,38 @@ type LegacyWriter interface {
 	MarkMigrated(ctx context.Context, group string, data []byte) error
 	Marker(ctx context.Context, group string) ([]byte, bool, error)
 }
+
+// KafkaCluster is a Kafka that names its cluster (kafkawriter.Client; migratetest.KafkaStore).
+// Copy asks it whose offsets it is about to write: two clusters holding equal offsets plan
+// alike, and only the id tells a saved plan made on one from a plan of the other.
+type KafkaCluster interface {
+	// ClusterID is the cluster id of Kafka's Metadata answer, the same on every call to one
+	// cluster; "" (not an error) when the brokers give none (before 0.10.1). An error means
+	// Kafka could not be asked.
+	ClusterID(ctx context.Context) (string, error)
+}
+
+// CopyKafka is Kafka as Copy needs it: read, committed into, and named.
+type CopyKafka interface {
+	KafkaState
+	OffsetCommitter
+	KafkaCluster
+}
+
+// ErrLivenessUnseen is wrapped by the refusal of a write into Kafka from a SnapshotStore
+// without the caller's word that the legacy consumers are stopped: nothing was written.
+var ErrLivenessUnseen = errors.New("the legacy consumers' liveness cannot be seen")
+
+// SnapshotStore is a LegacyStore read from ZooKeeper as it was at one moment (a copy of its
+// data directory), not from a running ensemble. Its liveness registrations are those of that
+// moment, with no session left to expire them: whether the legacy consumers run now cannot be
+// seen, so the liveness gate cannot block a write. Copy refuses to write into Kafka from such a
+// store (ErrLivenessUnseen, CheckWriteFrom) unless the caller says the legacy consumers are
+// stopped: one still running would commit past the copied offsets, and Kafka would then hold
+// offsets it had already consumed beyond.
+type SnapshotStore interface {
+	LegacyStore
+	// Snapshot says what the store is a snapshot of and why its liveness tells nothing now,
+	// in the words of the refusal; it is never empty.
+	Snapshot() string
+}
