@@ -62,7 +62,7 @@ func TestRestoreRefuses(t *testing.T) {
 		{name: "execute without a backup path", req: func(r *RestoreRequest) { r.Backup = "" }, want: "--backup: empty path"},
 		{name: "to zk without a backup path", req: func(r *RestoreRequest) { r.To, r.Backup = TargetZK, "" }, want: "--backup: empty path"},
 		{name: "liveness unseen, consumers not said stopped", req: func(r *RestoreRequest) {
-			r.Unseen = "a data directory shows no live consumers: restore needs --legacy-stopped"
+			r.Legacy = snapshotLegacy{r.Legacy.(*migratetest.LegacyStore)}
 		}, want: "restore needs --legacy-stopped; stop them, then say so with --legacy-stopped (nothing was written)"},
 		{name: "to kafka without kafka", req: func(r *RestoreRequest) { r.Kafka = nil }, want: "restore --to kafka: no Kafka store"},
 		{name: "to zk, read-only source", req: func(r *RestoreRequest) {
@@ -117,7 +117,7 @@ func TestRestore(t *testing.T) {
 	}{
 		{name: "to kafka", written: 2, kafka: map[int32]int64{0: 15, 1: 3}, zk: map[int32]int64{0: 10}},
 		{name: "to kafka, liveness unseen, consumers said stopped", req: func(r *RestoreRequest) {
-			r.Unseen, r.LegacyStopped = "a data directory shows no live consumers", true
+			r.Legacy, r.LegacyStopped = snapshotLegacy{r.Legacy.(*migratetest.LegacyStore)}, true
 		}, written: 2, kafka: map[int32]int64{0: 15, 1: 3}, zk: map[int32]int64{0: 10}},
 		{name: "to zk", req: func(r *RestoreRequest) { r.To, r.Kafka = TargetZK, nil },
 			written: 2, kafka: map[int32]int64{0: 12}, zk: map[int32]int64{0: 15, 1: 3}},
@@ -159,4 +159,12 @@ func TestRestore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshotLegacy is a legacy store as a point-in-time copy (a data directory): its liveness
+// registrations say nothing of who runs now.
+type snapshotLegacy struct{ *migratetest.LegacyStore }
+
+func (snapshotLegacy) Snapshot() string {
+	return "a data directory shows no live consumers: restore needs --legacy-stopped"
 }

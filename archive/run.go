@@ -39,11 +39,10 @@ type RestoreRequest struct {
 	Writer migrate.LegacyWriter // --to zk; nil when the legacy source is read-only
 	// ReadOnly says why Writer is nil (legacy.Source.ReadOnly), for the refusal of --to zk.
 	ReadOnly string
-	// Unseen, when set, says why the legacy consumers' liveness cannot be seen through Legacy
-	// (legacy.Source.Unseen: a copy of ZooKeeper's data directory). The gates of a restore
-	// --to kafka read that liveness, so it is then refused unless LegacyStopped: the
-	// operator's word (--legacy-stopped) that the consumers are stopped.
-	Unseen        string
+	// LegacyStopped is the operator's word (--legacy-stopped) that the legacy consumers are
+	// stopped. The gates of a restore --to kafka read their liveness, which a
+	// migrate.SnapshotStore (a copy of ZooKeeper's data directory) cannot show: from such a
+	// store, a restore into Kafka is refused without it (migrate.CheckWriteFrom).
 	LegacyStopped bool
 }
 
@@ -71,8 +70,8 @@ func (r RestoreRequest) Check() error {
 		return errors.New("--file is required: the export, CSV or backup to restore")
 	case r.Execute && r.Backup == "":
 		return errors.New("--backup: empty path: a restore saves what it overwrites before writing")
-	case r.To == TargetKafka && r.Unseen != "" && !r.LegacyStopped:
-		return fmt.Errorf("%s; stop them, then say so with --legacy-stopped (nothing was written)", r.Unseen)
+	case r.To == TargetKafka:
+		return migrate.CheckWriteFrom(r.Legacy, r.LegacyStopped)
 	}
 	return nil
 }

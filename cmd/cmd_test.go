@@ -23,7 +23,7 @@ func (f fakeStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps) (*l
 	return staticSource(f.legacy, g), nil
 }
 
-func (f fakeStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (f fakeStores) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	return f.kafka, func() {}, nil
 }
 

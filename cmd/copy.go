@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -129,68 +130,52 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 		return err
 	}
 	defer closeStores()
-	if err := src.CheckWriteIntoKafka(g.legacyStopped); err != nil {
-		return err
-	}
-	if src.BeforeWrite != nil {
-		fmt.Fprintf(d.stderr, "zk2kafka: %s\n", src.BeforeWrite())
-	}
-	legacy := src.Store
 	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
 	// before the first write.
 	bar := newProgress(d, true)
 	defer bar.finish()
-	what := "copy: planning: reading ZooKeeper"
-	if o.planFile != "" {
-		what = "copy: checking the plan: reading ZooKeeper"
+	// adjust is the executed plan's --offset-adjust (a saved plan's own), known once Copy
+	// returns, before the first write; the provenance records it for verify.
+	var adjust int64
+	job := o.job(d, g, src, kafka, bar)
+	job.Metadata = func(_ string, e migrate.Entry) string {
+		return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: adjust}.String()
 	}
-	cluster, err := clusterIdentity(ctx, src, kafka)
+	run, err := migrate.Copy(ctx, job)
+	if errors.Is(err, migrate.ErrDrift) {
+		return &exitError{code: ExitUnsafe, err: err}
+	}
 	if err != nil {
 		return err
 	}
-	var (
-		out *copyRenderer
-		// adjust is the executed plan's --offset-adjust (a saved plan's own), known at Start,
-		// before the first write; the provenance records it for verify.
-		adjust int64
-	)
-	job := migrate.CopyJob{
-		Legacy: legacy, Kafka: kafka, Committer: kafka, PlanLegacy: migrate.WithReadProgress(legacy, bar.reads(what)),
-		PlanFile: o.planFile, Replan: o.replan,
-		CheckCluster: func(saved *migrate.ClusterIdentity, schema int, current *migrate.ClusterIdentity) error {
-			return checkPlanCluster(d, o, saved, schema, current)
-		},
-		Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups, Cluster: cluster,
-		Metadata: func(_ string, e migrate.Entry) string {
-			return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: adjust}.String()
-		},
-		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates", Progress: bar.set,
-		Execute: o.execute, Backup: o.backup, Log: d.logger,
-		Start: func(stats *migrate.PlanStats) (func(migrate.GroupResult) error, error) {
-			warnRetention(d, stats)
-			adjust = stats.Head.Policy.OffsetAdjust
-			var err error
-			if out, err = newCopyRenderer(d.stdout, o.output, stats, !o.execute); err != nil {
-				return nil, err
-			}
-			writes := stats.Summary.ByAction[migrate.ActionWrite]
-			if o.execute {
-				bar.phase("copy: writing", writes, "offsets")
-			} else {
-				bar.phase("copy (dry run): checking", writes, "offsets")
-			}
-			return func(g migrate.GroupResult) error {
-				bar.pause()
-				return out.group(g)
-			}, nil
-		},
+	defer run.Close()
+	stats := run.Stats
+	if src.BeforeWrite != nil {
+		bar.pause()
+		fmt.Fprintf(d.stderr, "zk2kafka: %s\n", src.BeforeWrite())
 	}
-	stats, runErr := migrate.Copy(ctx, job)
-	if stats == nil || out == nil {
-		if errors.Is(runErr, migrate.ErrDrift) {
-			return &exitError{code: ExitUnsafe, err: runErr}
+	warnRetention(d, stats)
+	adjust = stats.Head.Policy.OffsetAdjust
+	out, err := newCopyRenderer(d.stdout, o.output, stats, !o.execute)
+	if err != nil {
+		return err
+	}
+	writes := stats.Summary.ByAction[migrate.ActionWrite]
+	if o.execute {
+		bar.phase("copy: writing", writes, "offsets")
+	} else {
+		bar.phase("copy (dry run): checking", writes, "offsets")
+	}
+	var runErr error
+	for gr, err := range run.Results(ctx) {
+		if err == nil {
+			bar.pause()
+			err = out.group(gr)
 		}
-		return runErr
+		if err != nil {
+			runErr = err // a failed output stops the copy after the batch in progress
+			break
+		}
 	}
 	bar.finish()
 	if err := out.end(); err != nil {
@@ -198,6 +183,21 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	}
 	bar.done(d, copyLine(out.counts, stats, !o.execute, bar.elapsed()))
 	return copyExit(stats, out.counts, runErr)
+}
+
+// job is the copy the options ask for, over the opened stores.
+func (o *copyOptions) job(d *deps, g *globalOptions, src *legacy.Source, kafka migrate.KafkaStore, bar *progress) migrate.CopyJob {
+	what := "copy: planning: reading ZooKeeper"
+	if o.planFile != "" {
+		what = "copy: checking the plan: reading ZooKeeper"
+	}
+	return migrate.CopyJob{
+		Legacy: src.Store, LegacyIdentity: src.Identity, LegacyStopped: g.legacyStopped, Kafka: kafka,
+		PlanFile: o.planFile, Replan: o.replan, Force: o.force,
+		Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups, ReadProgress: bar.reads(what),
+		BatchGroups: o.batchGroups, Parallel: o.parallel, GatesOnly: o.recheck == "gates", Progress: bar.set,
+		Execute: o.execute, Backup: o.backup, Log: d.logger,
+	}
 }
 
 // copyLine is copy's closing line on stderr.

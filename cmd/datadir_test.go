@@ -21,7 +21,7 @@ func (s dataDirStores) OpenLegacy(ctx context.Context, g *globalOptions, d *deps
 	return realStores{}.OpenLegacy(ctx, g, d)
 }
 
-func (s dataDirStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (s dataDirStores) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	return s.kafka, func() {}, nil
 }
 

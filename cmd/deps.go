@@ -14,16 +14,10 @@ import (
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// kafkaStore is everything the commands need of Kafka.
-type kafkaStore interface {
-	migrate.KafkaState
-	migrate.OffsetCommitter
-}
-
 // storeOpener opens the adapters; command tests replace it with in-memory fakes.
 type storeOpener interface {
 	OpenLegacy(ctx context.Context, g *globalOptions, d *deps) (*legacy.Source, error)
-	OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kafkaStore, func(), error)
+	OpenKafka(ctx context.Context, g *globalOptions, d *deps) (migrate.KafkaStore, func(), error)
 }
 
 // viaTopicOpener opens the migrate.CommittedSource of verify --via-topic on the configured
@@ -85,7 +79,7 @@ func (g *globalOptions) legacyConfig(d *deps) (legacy.Config, error) {
 	return cfg, nil
 }
 
-func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (kafkaStore, func(), error) {
+func (realStores) OpenKafka(ctx context.Context, g *globalOptions, d *deps) (migrate.KafkaStore, func(), error) {
 	if err := g.needKafka(); err != nil {
 		return nil, nil, err
 	}
@@ -164,7 +158,7 @@ func (s topicSource) Committed(ctx context.Context, groups []string) (map[string
 
 // openStores opens ZooKeeper, then Kafka; closeAll closes whatever was opened. On an error
 // nothing is left open.
-func openStores(ctx context.Context, d *deps, g *globalOptions) (src *legacy.Source, kafka kafkaStore, closeAll func(), err error) {
+func openStores(ctx context.Context, d *deps, g *globalOptions) (src *legacy.Source, kafka migrate.KafkaStore, closeAll func(), err error) {
 	src, err = d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
 		return nil, nil, nil, err

@@ -31,7 +31,7 @@ func (u unopenable) OpenLegacy(context.Context, *globalOptions, *deps) (*legacy.
 	return nil, context.Canceled
 }
 
-func (u unopenable) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (u unopenable) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	u.t.Error("Kafka opened despite invalid flags")
 	return nil, nil, context.Canceled
 }

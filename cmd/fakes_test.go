@@ -84,7 +84,7 @@ func (s writableStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps)
 	return staticSource(s.legacy, g), nil
 }
 
-func (s writableStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (s writableStores) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	if s.kafkaErr != nil {
 		return nil, nil, s.kafkaErr
 	}

@@ -143,7 +143,7 @@ func runRestore(ctx context.Context, d *deps, g *globalOptions, o *restoreOption
 		return err
 	}
 	defer src.Close()
-	req.Legacy, req.Writer, req.ReadOnly, req.Unseen = src.Store, src.Writer, src.ReadOnly, src.Unseen
+	req.Legacy, req.Writer, req.ReadOnly = src.Store, src.Writer, src.ReadOnly
 	if req.To == archive.TargetKafka {
 		if err := req.Check(); err != nil { // before connecting to Kafka: Restore would refuse it anyway
 			return err

@@ -31,7 +31,7 @@ type hookedStores struct {
 	kafka *afterFirstRead
 }
 
-func (s hookedStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (s hookedStores) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	return s.kafka, func() {}, nil
 }
 

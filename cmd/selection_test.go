@@ -35,7 +35,7 @@ func (s rootedStores) OpenLegacy(_ context.Context, g *globalOptions, _ *deps) (
 	return staticSource(s.legacy, g), nil
 }
 
-func (s rootedStores) OpenKafka(context.Context, *globalOptions, *deps) (kafkaStore, func(), error) {
+func (s rootedStores) OpenKafka(context.Context, *globalOptions, *deps) (migrate.KafkaStore, func(), error) {
 	return s.kafka, func() {}, nil
 }
 

@@ -19,12 +19,11 @@ func openDataDir(ctx context.Context, cfg datadir.Config) (*Source, error) {
 	}
 	info := s.Info()
 	src := &Source{
-		Store:    s,
+		Store: snapshot{s, "writing into Kafka from --zk-data-dir (copy, restore --to kafka) needs --legacy-stopped: a data directory has no live sessions, " +
+			"so zk2kafka cannot see whether the legacy consumers still run"},
 		ReadOnly: "--zk-data-dir is read-only: writing to ZooKeeper needs --zk and a running ensemble",
 		Unchanging: "dual-commit mirrors a running ZooKeeper and watches it for changes: a data directory (--zk-data-dir) " +
 			"never changes; use --zk with the live ensemble, or migrate copy --zk-data-dir --legacy-stopped for a one-time copy",
-		Unseen: "writing into Kafka from --zk-data-dir (copy, restore --to kafka) needs --legacy-stopped: a data directory has no live sessions, " +
-			"so zk2kafka cannot see whether the legacy consumers still run",
 		Identity: migrate.ClusterIdentity{Chroot: cfg.Chroot}, // the servers are gone or out of reach: only the chroot is known
 		Where:    "under " + path.Join("/", cfg.Chroot, "consumers"),
 		Warnings: prefixed("zookeeper data directory: ", info.Warnings),
@@ -66,3 +65,16 @@ func prefixed(prefix string, lines []string) []string {
 	}
 	return out
 }
+
+// snapshot is the data directory's store as a migrate.SnapshotStore: its registrations were
+// true at the copy's zxid, with no session left to expire them. The store's other interfaces
+// (the re-check, the roots) are promoted.
+type snapshot struct {
+	*datadir.Store
+	why string
+}
+
+var _ migrate.SnapshotStore = snapshot{}
+
+// Snapshot implements migrate.SnapshotStore.
+func (s snapshot) Snapshot() string { return s.why }

@@ -24,7 +24,9 @@ import (
 // means the source lacks it; the reason is in the matching string, for the error of a verb
 // that needs it.
 type Source struct {
-	// Store reads the offsets and the liveness registrations (always set).
+	// Store reads the offsets and the liveness registrations (always set). A source whose
+	// liveness cannot be seen (a data directory) has a migrate.SnapshotStore here: a write into
+	// Kafka from it needs the operator's word that the legacy consumers are stopped.
 	Store migrate.LegacyStore
 	// Writer writes ZooKeeper (restore --to zk, dual-commit --reverse, verify --mark); nil
 	// when the source is read-only, and then ReadOnly says why.
@@ -36,9 +38,6 @@ type Source struct {
 	// Unchanging, when set, says why the source never changes (a data directory): dual-commit,
 	// which follows changes, is refused with it.
 	Unchanging string
-	// Unseen, when set, says why the legacy consumers' liveness cannot be seen from this
-	// source; a write into Kafka from it then needs the operator's word that they are stopped.
-	Unseen string
 	// Identity names the ZooKeeper the offsets come from, as far as it is known (a plan file
 	// records it; a saved plan is checked against it). KafkaClusterID is not set here.
 	Identity migrate.ClusterIdentity
@@ -99,14 +98,11 @@ func (s *Source) LegacyWriter() (migrate.LegacyWriter, error) {
 	return s.Writer, nil
 }
 
-// CheckWriteIntoKafka is the condition of a write into Kafka from this source (copy, restore
-// --to kafka): where the legacy consumers cannot be seen, the operator must say they are
-// stopped.
+// CheckWriteIntoKafka is the condition of a write into Kafka from this source (restore --to
+// kafka; migrate.Copy applies it itself): where the legacy consumers cannot be seen, the
+// operator must say they are stopped (migrate.CheckWriteFrom).
 func (s *Source) CheckWriteIntoKafka(legacyStopped bool) error {
-	if s.Unseen != "" && !legacyStopped {
-		return fmt.Errorf("%s; stop them, then say so with --legacy-stopped (nothing was written)", s.Unseen)
-	}
-	return nil
+	return migrate.CheckWriteFrom(s.Store, legacyStopped)
 }
 
 // Config says which source to open.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 	"github.com/zk2kafka/zk2kafka/zkreader/datadir"
@@ -46,6 +47,12 @@ func TestCapabilities(t *testing.T) {
 				t.Errorf("CheckWriteIntoKafka(false) = %v, want allowed: %v", err, c.writeIntoKafka)
 			} else if err != nil && !strings.Contains(err.Error(), "--legacy-stopped") {
 				t.Errorf("the refusal %q does not name --legacy-stopped", err)
+			}
+			if _, snap := c.src.Store.(migrate.SnapshotStore); snap == c.writeIntoKafka {
+				t.Errorf("Store is a migrate.SnapshotStore: %v; want it to be one when a write into Kafka needs --legacy-stopped", snap)
+			}
+			if _, ok := c.src.Store.(migrate.LegacyRechecker); !ok {
+				t.Error("Store hides its LegacyRechecker: copy --recheck=gates and restore would refuse it")
 			}
 			if err := c.src.CheckWriteIntoKafka(true); err != nil {
 				t.Errorf("CheckWriteIntoKafka(true) = %v", err)

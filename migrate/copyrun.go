@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"strings"
 	"time"
@@ -13,15 +14,21 @@ import (
 // copy was refused (without Replan): nothing was written.
 var ErrDrift = errors.New("the stores changed since the plan")
 
-// CopyJob is one run of copy: the plan to execute (a saved plan file, or a fresh plan of Filter
-// under Policy), how to write it, and the caller's hooks.
+// CopyJob is one run of copy: the stores, the plan to execute (a saved plan file, or a fresh
+// plan of Filter under Policy), how to write it, and the caller's hooks. Copy applies every
+// rule of the CLI to it: nothing here is checked by the caller.
 type CopyJob struct {
-	Legacy    LegacyStore
-	Kafka     KafkaState
-	Committer OffsetCommitter
-	// PlanLegacy is the legacy store the plan (or the check of a saved plan) reads through, for
-	// a progress-counting wrapper (nil: Legacy).
-	PlanLegacy LegacyStore
+	// Legacy is the legacy store the plan (or the check of a saved plan) and each batch's
+	// re-check read. From a SnapshotStore, Copy needs LegacyStopped.
+	Legacy LegacyStore
+	// LegacyIdentity is what the legacy source knows of its ZooKeeper (servers, chroot; its
+	// KafkaClusterID is ignored: Copy asks Kafka). With Kafka's cluster id it is the cluster a
+	// fresh plan records and a saved plan is checked against.
+	LegacyIdentity ClusterIdentity
+	// LegacyStopped is the caller's word that the legacy consumers are stopped: a
+	// SnapshotStore cannot show whether they run, and Copy refuses it without (CheckWriteFrom).
+	LegacyStopped bool
+	Kafka         KafkaStore
 
 	// PlanFile is the saved plan to execute ("" plans afresh). Its selection and policy are
 	// used; Filter.AllowEmpty still comes from the job.
@@ -29,14 +36,16 @@ type CopyJob struct {
 	// Replan executes a fresh plan when the stores changed since the saved one, instead of
 	// refusing with ErrDrift.
 	Replan bool
-	// CheckCluster is given the saved plan's cluster (nil: none recorded), the schema_version
-	// the file was written with and the connected cluster; an error refuses the plan.
-	CheckCluster func(saved *ClusterIdentity, savedSchema int, current *ClusterIdentity) error
+	// Force runs a saved plan made on another cluster, or one of schema 2 that records no
+	// cluster, with a warning, instead of refusing it (ErrOtherCluster).
+	Force bool
 
 	Filter      Filter
 	Policy      Policy
 	ChunkGroups int
-	Cluster     *ClusterIdentity // the connected cluster, recorded in a fresh plan
+	// ReadProgress, when set, is told how far the read of the legacy store for the plan (or
+	// for the check of the saved plan) has come; the re-checks are not reported.
+	ReadProgress ReadProgressFunc
 
 	// Copier settings: see Copier.
 	Metadata    func(group string, e Entry) string
@@ -48,19 +57,18 @@ type CopyJob struct {
 	Execute bool
 	Backup  string // the backup file created before anything is written (Execute)
 
-	// Start is called once the plan is read whole and checked (and, when executing, the backup
-	// created), before anything is written: it returns the sink each group's result goes to.
-	Start func(stats *PlanStats) (func(GroupResult) error, error)
-	Log   *slog.Logger // nil: discarded
-	Now   func() time.Time
+	Log *slog.Logger // warnings and notes; nil: discarded
+	Now func() time.Time
 }
 
-// Copy plans (or checks the saved plan against the stores), keeps the plan's writes (in memory,
-// or spilled to a temporary plan file when large), reads them back and executes them with a
-// Copier: every offset is read once before the first write, without holding the plan. The
-// returned stats are nil when nothing was started; the error is what stopped the run (a saved
-// plan that drifted wraps ErrDrift).
-func Copy(ctx context.Context, job CopyJob) (*PlanStats, error) {
+// Copy prepares a copy: it applies the refusals (a SnapshotStore without LegacyStopped, a
+// saved plan of another cluster without Force), plans (or checks the saved plan against the
+// stores: drift refuses, wrapping ErrDrift), keeps the plan's writes (in memory, or spilled to
+// a temporary plan file when large) and, when executing, creates the backup file. Every offset
+// is read once, without holding the plan, and nothing is written into Kafka: the writes happen
+// as the caller ranges over the returned run's Results. On an error nothing was written and
+// nothing is left open; otherwise the caller must range over Results or Close the run.
+func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
 	log := job.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -69,58 +77,121 @@ func Copy(ctx context.Context, job CopyJob) (*PlanStats, error) {
 	if now == nil {
 		now = time.Now
 	}
-	var saved *planSource
-	if job.PlanFile != "" {
-		var err error
-		if saved, err = openSaved(&job); err != nil {
-			return nil, err
-		}
-		defer saved.close()
+	if job.Legacy == nil || job.Kafka == nil {
+		return nil, errors.New("copy: no legacy store or no Kafka")
 	}
-	planLegacy := job.PlanLegacy
-	if planLegacy == nil {
-		planLegacy = job.Legacy
+	if err := CheckWriteFrom(job.Legacy, job.LegacyStopped); err != nil {
+		return nil, err
 	}
-	pl := &Planner{Legacy: planLegacy, Kafka: job.Kafka, Filter: job.Filter, Policy: job.Policy,
-		ChunkGroups: job.ChunkGroups, Cluster: job.Cluster}
-	if saved != nil && job.CheckCluster != nil {
-		if err := job.CheckCluster(saved.cluster, saved.schema, job.Cluster); err != nil {
-			return nil, err
-		}
-	}
-	src, err := copyPlan(ctx, log, pl, saved, job, now())
+	current, err := CurrentCluster(ctx, job.Kafka, job.LegacyIdentity)
 	if err != nil {
 		return nil, err
 	}
-	if src != saved {
-		defer func() {
-			if err := src.close(); err != nil {
-				log.Error("closing the temporary plan file", "file", src.path, "err", err)
-			}
-		}()
+	var saved *planSource
+	if job.PlanFile != "" {
+		if saved, err = openSaved(&job); err != nil {
+			return nil, err
+		}
+		if err := checkPlanCluster(log, job.PlanFile, saved.cluster, saved.schema, *current, job.Force); err != nil {
+			return nil, errors.Join(err, saved.close())
+		}
 	}
-	copier := &Copier{Legacy: job.Legacy, Kafka: job.Kafka, Committer: job.Committer, Metadata: job.Metadata,
-		BatchGroups: job.BatchGroups, Parallel: job.Parallel, GatesOnly: job.GatesOnly, Progress: job.Progress}
+	pl := &Planner{Legacy: WithReadProgress(job.Legacy, job.ReadProgress), Kafka: job.Kafka, Filter: job.Filter, Policy: job.Policy,
+		ChunkGroups: job.ChunkGroups, Cluster: current}
+	src, err := copyPlan(ctx, log, pl, saved, job, now())
+	if saved != nil && src != saved {
+		// Refused, or replanned: the saved file is not executed.
+		if cerr := saved.close(); cerr != nil {
+			log.Error("closing the plan file", "file", saved.path, "err", cerr)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	run := &CopyRun{Stats: src.stats, src: src, log: log, execute: job.Execute,
+		copier: &Copier{Legacy: job.Legacy, Kafka: job.Kafka, Committer: job.Kafka, Metadata: job.Metadata,
+			BatchGroups: job.BatchGroups, Parallel: job.Parallel, GatesOnly: job.GatesOnly, Progress: job.Progress}}
 	if job.Execute {
 		backup, err := CreateBackup(job.Backup, src.stats.Head.Fingerprint, now())
 		if err != nil {
+			run.Close()
 			return nil, fmt.Errorf("%w: nothing was written", err)
 		}
-		defer func() {
-			if err := backup.Close(); err != nil {
-				log.Error("closing the backup file", "file", backup.Path(), "err", err)
-			}
-		}()
-		copier.Backup = backup
+		run.backup, run.copier.Backup = backup, backup
 		log.Info("backup file created", "file", job.Backup)
 	}
-	sink := func(GroupResult) error { return nil }
-	if job.Start != nil {
-		if sink, err = job.Start(src.stats); err != nil {
-			return nil, err
+	return run, nil
+}
+
+// CopyRun is a copy Copy prepared: checked, planned and backed up, with nothing written yet.
+type CopyRun struct {
+	// Stats are the counts of the plan to execute, from its read before any write: what the
+	// caller shows before the results (the plan head, the writes planned, what was blocked).
+	Stats *PlanStats
+
+	copier  *Copier
+	src     *planSource
+	backup  *FileBackup
+	log     *slog.Logger
+	execute bool
+	started bool
+	closed  bool
+}
+
+// errStopRange ends the copy when the caller breaks out of Results.
+var errStopRange = errors.New("the caller stopped ranging over the results")
+
+// Results executes the plan as the caller ranges over it, batch by batch (Copier.Stream: each
+// batch re-checked, backed up, committed and read back; without Execute nothing is written).
+// It yields each group's result, in plan order, once its batch is done, a failed batch's too;
+// then, if the copy stopped (a store down, the backup failing, ctx ended), one zero
+// GroupResult with the error. Nothing is committed before the range starts, and the results
+// are never held beyond a batch: a copy of millions of offsets streams. Breaking out of the
+// range stops the copy at the end of the batch in progress: nothing is committed after it.
+// Results may be ranged over once; the run is closed when the range ends.
+func (r *CopyRun) Results(ctx context.Context) iter.Seq2[GroupResult, error] {
+	return func(yield func(GroupResult, error) bool) {
+		switch {
+		case r.started:
+			yield(GroupResult{}, errors.New("copy: the results were already taken"))
+			return
+		case r.closed:
+			yield(GroupResult{}, errors.New("copy: the run was closed before its results were taken: nothing was written"))
+			return
+		}
+		r.started = true
+		defer r.Close()
+		broke := false
+		err := r.copier.Stream(ctx, r.Stats.Head, r.src.groups(), r.Stats.WriteGroups, r.execute, func(g GroupResult) error {
+			if broke || !yield(g, nil) {
+				broke = true
+				return errStopRange
+			}
+			return nil
+		})
+		if err != nil && !broke {
+			yield(GroupResult{}, err)
 		}
 	}
-	return src.stats, copier.Stream(ctx, src.stats.Head, src.groups(), src.stats.WriteGroups, job.Execute, sink)
+}
+
+// Close releases what the run holds: the plan file (a temporary one is removed) and the
+// backup file. Results closes the run itself; Close is for a run whose results are not taken,
+// and may be called again. A failure to close is logged: the backup's records were synced as
+// each batch was written.
+func (r *CopyRun) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	if err := r.src.close(); err != nil {
+		r.log.Error("closing the plan file", "file", r.src.path, "err", err)
+	}
+	if r.backup != nil {
+		if err := r.backup.Close(); err != nil {
+			r.log.Error("closing the backup file", "file", r.backup.Path(), "err", err)
+		}
+	}
 }
 
 // openSaved opens the saved plan and takes its selection and policy into job.

@@ -150,12 +150,13 @@ type LegacyWriter interface {
 	Marker(ctx context.Context, group string) ([]byte, bool, error)
 }
 
-// KafkaStore is Kafka read and written: what a restore into Kafka (package archive) reads its
-// plan from and commits through, as copy does. An adapter (kafkawriter.Client) is one value
-// serving both; the two halves keep their own contract suites.
+// KafkaStore is Kafka read, committed into and named: what copy and a restore into Kafka
+// (package archive) plan from and commit through. An adapter (kafkawriter.Client) is one value
+// serving all three; each part keeps its own contract suite.
 type KafkaStore interface {
 	KafkaState
 	OffsetCommitter
+	KafkaCluster
 }
 
 // CommittedSource reads groups' committed offsets some other way than the coordinator's
@@ -169,4 +170,32 @@ type CommittedSource interface {
 	// must refuse it, never take it for a group without commits. An error means the read as a
 	// whole failed.
 	Committed(ctx context.Context, groups []string) (map[string]GroupState, error)
+}
+
+// KafkaCluster is a Kafka that names its cluster (kafkawriter.Client; migratetest.KafkaStore).
+// Copy asks it whose offsets it is about to write: two clusters holding equal offsets plan
+// alike, and only the id tells a saved plan made on one from a plan of the other.
+type KafkaCluster interface {
+	// ClusterID is the cluster id of Kafka's Metadata answer, the same on every call to one
+	// cluster; "" (not an error) when the brokers give none (before 0.10.1). An error means
+	// Kafka could not be asked.
+	ClusterID(ctx context.Context) (string, error)
+}
+
+// ErrLivenessUnseen is wrapped by the refusal of a write into Kafka from a SnapshotStore
+// without the caller's word that the legacy consumers are stopped: nothing was written.
+var ErrLivenessUnseen = errors.New("the legacy consumers' liveness cannot be seen")
+
+// SnapshotStore is a LegacyStore read from ZooKeeper as it was at one moment (a copy of its
+// data directory), not from a running ensemble. Its liveness registrations are those of that
+// moment, with no session left to expire them: whether the legacy consumers run now cannot be
+// seen, so the liveness gate cannot block a write. Copy refuses to write into Kafka from such a
+// store (ErrLivenessUnseen, CheckWriteFrom) unless the caller says the legacy consumers are
+// stopped: one still running would commit past the copied offsets, and Kafka would then hold
+// offsets it had already consumed beyond.
+type SnapshotStore interface {
+	LegacyStore
+	// Snapshot says what the store is a snapshot of and why its liveness tells nothing now,
+	// in the words of the refusal; it is never empty.
+	Snapshot() string
 }
