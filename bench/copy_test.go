@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -122,7 +123,7 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 			runtime.GC() // start each copy from a clean heap, as the CLI does
 			b.StartTimer()
 
-			res, err := copier.Run(ctx, plan, true)
+			res, err := migratetest.RunCopier(ctx, copier, plan, true)
 
 			b.StopTimer()
 			if err != nil {

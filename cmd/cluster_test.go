@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestPlanFileCluster: plan --out records the cluster (Kafka's cluster id, the ZooKeeper
@@ -53,7 +54,7 @@ func TestPlanFileCluster(t *testing.T) {
 			if _, errOut, code := run(t, f, append(zkA, "migrate", "plan", "--out", planFile)...); code != ExitOK {
 				t.Fatalf("plan exit %d: %s", code, errOut)
 			}
-			saved, err := migrate.ReadPlanFile(planFile)
+			saved, err := migratetest.ReadPlanFile(planFile)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -79,4 +80,29 @@ func TestPlanJSONReportsWriteErrors(t *testing.T) {
 	if err := writePlanJSON(failWriter{}, migrate.Plan{Groups: groups}); err == nil {
 		t.Fatal("a failed write was not reported")
 	}
+}
+
+// writePlanJSON renders a whole plan through planRenderer, as the streamed plan command does
+// one group at a time. A plan with nil groups, which Build never returns, is encoded at once.
+func writePlanJSON(w io.Writer, p migrate.Plan) error {
+	if p.Groups == nil {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(planJSON{Plan: p, Summary: p.Summary(), Safe: p.Safe()})
+	}
+	return renderPlan(w, "json", p)
+}
+
+// renderPlan writes a whole plan as the streamed plan command does.
+func renderPlan(w io.Writer, format string, p migrate.Plan) error {
+	r := newPlanRenderer(w, format, defaultSummaryRows)
+	if err := r.Head(p); err != nil {
+		return err
+	}
+	if len(p.Groups) > 0 {
+		if err := r.Groups(p.Groups); err != nil {
+			return err
+		}
+	}
+	return r.End(migrate.PlanTail{Fingerprint: p.Fingerprint, Summary: p.Summary()})
 }

@@ -18,20 +18,6 @@ type planJSON struct {
 	Safe    bool            `json:"safe"`
 }
 
-// renderPlan writes a whole plan as the streamed plan command does.
-func renderPlan(w io.Writer, format string, p migrate.Plan) error {
-	r := newPlanRenderer(w, format, defaultSummaryRows)
-	if err := r.Head(p); err != nil {
-		return err
-	}
-	if len(p.Groups) > 0 {
-		if err := r.Groups(p.Groups); err != nil {
-			return err
-		}
-	}
-	return r.End(migrate.PlanTail{Fingerprint: p.Fingerprint, Summary: p.Summary()})
-}
-
 // writeSummary writes the table's closing lines: the counts, the gated groups, the policy.
 func writeSummary(w io.Writer, p migrate.Plan, s migrate.Summary, gated []string) error {
 	var b strings.Builder

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // planFileCorpus damages or edits group g's saved plan before `copy --plan --execute`.
@@ -32,7 +33,7 @@ func planFileCorpus(topic string) []badInput {
 			e.zkOffsets(g2, topic, map[int32]int64{0: 1})
 			f := filepath.Join(e.dir, "plan.json")
 			e.mustCLI(0, "migrate", "plan", "--group", g+","+g2, "--out", f)
-			p, err := migrate.ReadPlanFile(f)
+			p, err := migratetest.ReadPlanFile(f)
 			if err != nil {
 				e.t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestPlanOfAnotherCluster: a plan file records the real cluster (Kafka's cluster id, the
@@ -22,7 +22,7 @@ func TestPlanOfAnotherCluster(t *testing.T) {
 	g := e.group()
 	e.zkOffsets(g, topic, map[int32]int64{0: 4})
 	planFile := e.savePlan()
-	saved, err := migrate.ReadPlanFile(planFile)
+	saved, err := migratetest.ReadPlanFile(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}

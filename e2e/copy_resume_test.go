@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestCopyResumesAfterInterruption stops the real executor after its first batch (one group)
@@ -28,7 +29,7 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 		e.zkOffsets(g, topic, zkOffsets[g])
 	}
 	file := e.savePlan()
-	saved, err := migrate.ReadPlanFile(file)
+	saved, err := migratetest.ReadPlanFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 	var progress []int
 	c := &migrate.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(saved.Fingerprint), BatchGroups: 1,
 		Progress: func(done int) { progress = append(progress, done); cancel() }}
-	res, err := c.Run(ctx, saved, true)
+	res, err := migratetest.RunCopier(ctx, c, saved, true)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted copy: error %v, want context.Canceled", err)
 	}
@@ -73,7 +74,7 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 	if fresh.Fingerprint == saved.Fingerprint {
 		t.Fatal("the fingerprint did not change after a partial copy: the resume path is not exercised")
 	}
-	if d := migrate.Drift(saved, fresh); len(d) != 0 {
+	if d := migratetest.Drift(saved, fresh); len(d) != 0 {
 		t.Fatalf("drift after our own partial copy: %q", d)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestCopyConsumerResumes seeds a legacy store like the Scala consumer left it, copies it with
@@ -122,12 +123,12 @@ func TestCopyRefusesActiveGroup(t *testing.T) {
 		t.Errorf("copy of the saved plan: want a drift refusal naming %s\n%s", migrate.GateKafkaGroupActive, r)
 	}
 
-	plan, err := migrate.ReadPlanFile(saved)
+	plan, err := migratetest.ReadPlanFile(saved)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &migrate.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(plan.Fingerprint)}
-	res, err := c.Run(e.ctx(), plan, true)
+	res, err := migratetest.RunCopier(e.ctx(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}

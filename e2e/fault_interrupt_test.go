@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestCopyInterruptedAtRandom runs `migrate copy --plan --execute` as a real process and sends
@@ -31,7 +32,7 @@ func TestCopyInterruptedAtRandom(t *testing.T) {
 	prior, final := fs.priorAndFinal()
 	e.commitKeys(prior)
 	plan := e.savePlan()
-	saved, err := migrate.ReadPlanFile(plan)
+	saved, err := migratetest.ReadPlanFile(plan)
 	if err != nil {
 		t.Fatal(err)
 	}

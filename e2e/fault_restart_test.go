@@ -17,6 +17,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestStoreRestarts kills and restarts the stores under a running command, on a private stack
@@ -108,7 +109,7 @@ func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
 	rng := faultRand(t)
 	rounds := faultRounds(1, 3)
 	e.seedFaultSet(seed.Spec{Seed: 17, Groups: 1500, TopicsPerGroup: 1, Topics: 2, Partitions: 2, Records: 10})
-	ref, err := migrate.ReadPlanFile(e.savePlan())
+	ref, err := migratetest.ReadPlanFile(e.savePlan())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
 			switch r.code {
 			case 0:
 				saved++
-				p, err := migrate.ReadPlanFile(out)
+				p, err := migratetest.ReadPlanFile(out)
 				if err != nil {
 					t.Fatalf("round %d run %d: exit 0 but the plan file: %v", round, run, err)
 				}
@@ -168,7 +169,7 @@ func zkRestartedDuringPlan(t *testing.T, st *stacktest.Stack) {
 	}
 	e.waitZK()
 	// After the restarts the stores are unchanged: a last plan equals the reference.
-	p, err := migrate.ReadPlanFile(e.savePlan())
+	p, err := migratetest.ReadPlanFile(e.savePlan())
 	if err != nil || p.Fingerprint != ref.Fingerprint {
 		t.Errorf("after the restarts: plan %v, fingerprint %s, want %s", err, p.Fingerprint, ref.Fingerprint)
 	}

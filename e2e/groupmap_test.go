@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/verify"
 )
 
@@ -28,7 +29,7 @@ func TestGroupMapCopyVerify(t *testing.T) {
 
 	plan := e.file("plan") + ".json"
 	e.mustCLI(0, "migrate", "plan", "--group", old, "--group-map", mapArg, "--out", plan)
-	saved, err := migrate.ReadPlanFile(plan)
+	saved, err := migratetest.ReadPlanFile(plan)
 	if err != nil {
 		t.Fatal(err)
 	}

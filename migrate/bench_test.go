@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // benchInputs is groups×partitions offsets over one 100-partition topic per group.
@@ -46,12 +47,12 @@ func BenchmarkDecodePlan100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := migrate.EncodePlan(&buf, p); err != nil {
+	if err := migratetest.EncodePlan(&buf, p); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	for b.Loop() {
-		if _, err := migrate.DecodePlan(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := migratetest.DecodePlan(bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -80,7 +80,7 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 					}
 					tc.change(legacy, kafka)
 				})
-				res, err := recheckCopier(mode, legacy, kafka, kafka, backup).Run(context.Background(), plan, true)
+				res, err := migratetest.RunCopier(context.Background(), recheckCopier(mode, legacy, kafka, kafka, backup), plan, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +122,7 @@ func TestCopyStoppedWhileTheBatchWasPrepared(t *testing.T) {
 	kafka.OnCommit(func(string) { commitCalls.Add(1) })
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
 	ctx := &stopOnSecondCheck{Context: context.Background()}
-	res, err := c.Run(ctx, plan, true)
+	res, err := migratetest.RunCopier(ctx, c, plan, true)
 	if err == nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "copy stopped after 0 of 2 groups:") {
 		t.Errorf("err = %v, want the stop at a batch boundary: copy stopped after 0 of 2 groups: context canceled", err)
 	}
@@ -191,7 +191,7 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 			committer := tc.committer
 			committer.kafka, committer.cancel = kafka, cancel
 			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{}, Committer: committer}
-			res, err := c.Run(ctx, plan, true)
+			res, err := migratetest.RunCopier(ctx, c, plan, true)
 			if err != nil {
 				t.Fatalf("err = %v, want none: the stop came during the last batch", err)
 			}
@@ -232,7 +232,7 @@ func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
 						mu.Unlock()
 					}
 				}
-				res, err := c.Run(context.Background(), plan, true)
+				res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,7 @@ import (
 	"iter"
 )
 
-// Run re-reads the stores for each batch of groups just before writing them, so that the gates
+// Stream re-reads the stores for each batch of groups just before writing them, so that the gates
 // (live legacy consumers, an active Kafka group), the ZooKeeper offsets being copied and the
 // current Kafka offsets are checked again: a planned write is committed only when a fresh plan
 // still says write with the same target. Every Kafka offset about to be overwritten is backed up
@@ -22,17 +22,8 @@ import (
 // the batch in progress.
 // The backup may then hold the next batch's records without their commits: restoring them puts
 // back the offsets Kafka still holds, which changes nothing.
-func (c *Copier) Run(ctx context.Context, plan Plan, execute bool) (CopyResult, error) {
-	res := CopyResult{DryRun: !execute}
-	whole := func(yield func([]GroupPlan, error) bool) { yield(plan.Groups, nil) }
-	err := c.Stream(ctx, plan, whole, len(plan.Writes()), execute, func(g GroupResult) error {
-		res.Groups = append(res.Groups, g)
-		return nil
-	})
-	return res, err
-}
-
-// Stream is Run over a plan that is never whole in memory: head carries the plan's policy,
+//
+// The plan is never whole in memory: head carries the plan's policy,
 // filter, creation time and retention (its Groups are ignored), groups yields the plan's groups
 // in order a slice at a time, and each group's result goes to sink, in plan order, once its
 // batch is done (a failed batch's results too, before the error). total is the number of

@@ -145,7 +145,7 @@ func TestCopy(t *testing.T) {
 				backup := &memBackup{fail: tc.backupErr}
 				c := recheckCopier(mode, legacy, kafka, kafka, backup)
 				reads := legacy.ReadCalls()
-				res, err := c.Run(context.Background(), plan, tc.execute)
+				res, err := migratetest.RunCopier(context.Background(), c, plan, tc.execute)
 				if byPath && (legacy.RecheckCalls() == 0 || legacy.ReadCalls() != reads) {
 					t.Errorf("re-check by path: %d rechecks, %d whole-group reads; want rechecks only", legacy.RecheckCalls(), legacy.ReadCalls()-reads)
 				}
@@ -181,7 +181,7 @@ func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
 	legacy.SetGroup(migrate.LegacyGroup{Group: "g2", LiveConsumers: []string{"ids/c1"},
 		Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 30, Path: "/consumers/g2/offsets/t/0"}}})
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, BatchGroups: 1, GatesOnly: true}
-	res, err := c.Run(context.Background(), plan, true)
+	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
 	if got := committed(t, kafka, "g2"); len(got) != 0 {
 		t.Errorf("g2 in kafka = %v, want nothing (a live consumer registered)", got)
 	}
-	if _, err := (&migrate.Copier{Legacy: legacyOnly{legacy}, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, GatesOnly: true}).Run(context.Background(), plan, true); err == nil {
+	if _, err := migratetest.RunCopier(context.Background(), &migrate.Copier{Legacy: legacyOnly{legacy}, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, GatesOnly: true}, plan, true); err == nil {
 		t.Error("gates only over a store without a re-check by path: no error")
 	}
 }
@@ -221,7 +221,7 @@ func TestCopyBackupHoldsPriorKafkaOffset(t *testing.T) {
 	legacy, kafka := copyFixture(t)
 	backup := &memBackup{}
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup}
-	if _, err := c.Run(context.Background(), planFor(t, legacy, kafka), true); err != nil {
+	if _, err := migratetest.RunCopier(context.Background(), c, planFor(t, legacy, kafka), true); err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(backup.records["g1"], func(p migrate.PartitionResult) bool { return p.Partition == 1 })
@@ -235,11 +235,11 @@ func TestCopyRerunIsIdempotentAndResumes(t *testing.T) {
 	plan := planFor(t, legacy, kafka)
 	// A first copy that got only g2 through (as if interrupted).
 	kafka.SetCommitted("g2", "t", 0, 30)
-	if drift := migrate.Drift(plan, planFor(t, legacy, kafka)); len(drift) != 0 {
+	if drift := migratetest.Drift(plan, planFor(t, legacy, kafka)); len(drift) != 0 {
 		t.Fatalf("our own earlier write counted as drift: %v", drift)
 	}
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}}
-	res, err := c.Run(context.Background(), plan, true)
+	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestCopyRerunIsIdempotentAndResumes(t *testing.T) {
 		t.Fatalf("statuses = %v, want %v", got, want)
 	}
 	before := len(kafka.Commits())
-	res, err = c.Run(context.Background(), plan, true)
+	res, err = migratetest.RunCopier(context.Background(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestDriftSeesChanges(t *testing.T) {
 	legacy.SetOffset("g1", "t", 0, 12)
 	kafka.SetCommitted("g2", "t", 0, 5)
 	legacy.SetOffset("g3", "t", 0, 1)
-	drift := migrate.Drift(plan, planFor(t, legacy, kafka))
+	drift := migratetest.Drift(plan, planFor(t, legacy, kafka))
 	if len(drift) != 3 {
 		t.Fatalf("drift = %q, want 3 lines (zk moved, kafka moved, new group)", drift)
 	}

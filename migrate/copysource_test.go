@@ -36,7 +36,7 @@ func TestPlanSourceRefusesAChangedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	planFile := filepath.Join(t.TempDir(), "plan.json")
-	if err := migrate.WritePlanFile(planFile, p); err != nil {
+	if err := migratetest.WritePlanFile(planFile, p); err != nil {
 		t.Fatal(err)
 	}
 	src, err := migrate.OpenPlanSourceForTest(planFile)

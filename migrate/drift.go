@@ -2,34 +2,9 @@ package migrate
 
 import "fmt"
 
-// Drift lists how the stores changed between a saved plan and a fresh plan of the same
-// selection and policy, one line per group or partition. A Kafka commit that now equals the
-// planned target is not drift: it is an earlier (interrupted) copy of this very plan, so a
-// re-run resumes instead of refusing.
-func Drift(saved, fresh Plan) []string {
-	var out []string
-	now := map[string]GroupPlan{}
-	for _, g := range fresh.Groups {
-		now[g.Group] = g
-	}
-	for _, sg := range saved.Groups {
-		fg, ok := now[sg.Group]
-		if !ok {
-			out = append(out, DriftGone(sg.Group))
-			continue
-		}
-		delete(now, sg.Group)
-		out = append(out, GroupDrift(sg, fg)...)
-	}
-	for _, g := range fresh.Groups {
-		if _, new := now[g.Group]; new {
-			out = append(out, DriftNew(g.Group))
-		}
-	}
-	return out
-}
-
-// GroupDrift is Drift for one group present in both plans.
+// GroupDrift lists how one group present in both a saved and a fresh plan changed, one line
+// per group or partition. A Kafka commit that now equals the planned target is not drift: it is
+// an earlier (interrupted) copy of this very plan, so a re-run resumes instead of refusing.
 func GroupDrift(sg, fg GroupPlan) []string {
 	var out []string
 	if fmt.Sprint(sg.Gates) != fmt.Sprint(fg.Gates) {
@@ -38,7 +13,7 @@ func GroupDrift(sg, fg GroupPlan) []string {
 	return append(out, entryDrift(sg, fg)...)
 }
 
-// DriftGone and DriftNew are Drift's lines for a group in only one of the two plans.
+// DriftGone and DriftNew are the drift lines for a group in only one of the two plans.
 func DriftGone(group string) string { return fmt.Sprintf("group %q: gone from ZooKeeper", group) }
 func DriftNew(group string) string  { return fmt.Sprintf("group %q: new since the plan", group) }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // FuzzDecodePlan feeds arbitrary bytes to the plan decoder. It must never panic, and whatever
@@ -20,12 +21,12 @@ func FuzzDecodePlan(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := migrate.EncodePlan(&buf, p); err != nil {
+	if err := migratetest.EncodePlan(&buf, p); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := migrate.DecodePlan(bytes.NewReader(data))
+		p, err := migratetest.DecodePlan(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -33,14 +34,14 @@ func FuzzDecodePlan(f *testing.F) {
 			t.Fatalf("DecodePlan accepted a plan Validate rejects: %v", err)
 		}
 		var first, second bytes.Buffer
-		if err := migrate.EncodePlan(&first, p); err != nil {
+		if err := migratetest.EncodePlan(&first, p); err != nil {
 			t.Fatalf("EncodePlan of an accepted plan: %v", err)
 		}
-		q, err := migrate.DecodePlan(bytes.NewReader(first.Bytes()))
+		q, err := migratetest.DecodePlan(bytes.NewReader(first.Bytes()))
 		if err != nil {
 			t.Fatalf("DecodePlan of a re-encoded plan: %v\n%s", err, first.Bytes())
 		}
-		if err := migrate.EncodePlan(&second, q); err != nil {
+		if err := migratetest.EncodePlan(&second, q); err != nil {
 			t.Fatalf("EncodePlan: %v", err)
 		}
 		if !bytes.Equal(first.Bytes(), second.Bytes()) {
@@ -71,7 +72,7 @@ func TestFuzzSeedsStayMeaningful(t *testing.T) {
 		if !ok || !ok2 || err != nil {
 			t.Fatalf("%s: not a fuzz corpus file of one []byte: %v", e.Name(), err)
 		}
-		_, err = migrate.DecodePlan(strings.NewReader(data))
+		_, err = migratetest.DecodePlan(strings.NewReader(data))
 		if valid := strings.HasPrefix(e.Name(), "valid-"); valid != (err == nil) {
 			t.Errorf("%s: DecodePlan error %v", e.Name(), err)
 		}

@@ -84,7 +84,7 @@ func TestCopyGatesTheNextBatchInTheReadBack(t *testing.T) {
 						tc.atCommit(legacy)
 					}
 				})
-				res, err := recheckCopier(mode, legacy, kafka, store, backup).Run(context.Background(), plan, true)
+				res, err := migratetest.RunCopier(context.Background(), recheckCopier(mode, legacy, kafka, store, backup), plan, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -148,7 +148,7 @@ func TestCopyFoldedReadFailing(t *testing.T) {
 	})
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: store,
 		Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
-	res, err := c.Run(context.Background(), plan, true)
+	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err == nil || !strings.Contains(err.Error(), "re-check just before the commit") || !strings.Contains(err.Error(), "broker refused g2") {
 		t.Errorf("err = %v, want g2's own gate to fail with the broker's refusal", err)
 	}

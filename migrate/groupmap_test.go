@@ -258,7 +258,7 @@ func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := migrate.EncodePlan(&buf, p); err != nil {
+	if err := migratetest.EncodePlan(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	doc := buf.String()
@@ -267,7 +267,7 @@ func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
 			t.Fatalf("plan file lacks %s:\n%s", want, doc)
 		}
 	}
-	back, err := migrate.DecodePlan(strings.NewReader(doc))
+	back, err := migratetest.DecodePlan(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
 			if edited == doc {
 				t.Fatalf("edit %q not applied", e.from)
 			}
-			_, err := migrate.DecodePlan(strings.NewReader(edited))
+			_, err := migratetest.DecodePlan(strings.NewReader(edited))
 			if err == nil || !strings.Contains(err.Error(), e.err) {
 				t.Fatalf("error %v, want one containing %q", err, e.err)
 			}
@@ -342,7 +342,7 @@ func TestCopyUnderGroupMap(t *testing.T) {
 			}
 			b := &memBackup{}
 			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
-			res, err := c.Run(context.Background(), p, true)
+			res, err := migratetest.RunCopier(context.Background(), c, p, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +385,7 @@ func TestBackupNamesTheKafkaGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
-	if _, err := c.Run(context.Background(), p, true); err != nil {
+	if _, err := migratetest.RunCopier(context.Background(), c, p, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // testNow stamps plans; no test compares it with the wall clock.
@@ -44,10 +45,10 @@ func mustBuild(t *testing.T, in migrate.Inputs, p migrate.Policy) migrate.Plan {
 		t.Fatalf("Build returned a plan that does not validate: %v", err)
 	}
 	var buf bytes.Buffer
-	if err := migrate.EncodePlan(&buf, plan); err != nil {
+	if err := migratetest.EncodePlan(&buf, plan); err != nil {
 		t.Fatalf("EncodePlan: %v", err)
 	}
-	back, err := migrate.DecodePlan(&buf)
+	back, err := migratetest.DecodePlan(&buf)
 	if err != nil {
 		t.Fatalf("DecodePlan of an encoded plan: %v", err)
 	}

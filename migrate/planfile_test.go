@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 func basePlan(t *testing.T) migrate.Plan {
@@ -28,10 +29,10 @@ func TestPlanFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := basePlan(t)
-	if err := migrate.WritePlanFile(path, p); err != nil {
+	if err := migratetest.WritePlanFile(path, p); err != nil {
 		t.Fatalf("WritePlanFile: %v", err)
 	}
-	back, err := migrate.ReadPlanFile(path)
+	back, err := migratetest.ReadPlanFile(path)
 	if err != nil {
 		t.Fatalf("ReadPlanFile: %v", err)
 	}
@@ -56,7 +57,7 @@ func TestWritePlanFileRefusesInvalidPlanAndKeepsOldFile(t *testing.T) {
 	}
 	p := basePlan(t)
 	p.Groups[0].Entries[0].ZK = nil // a write without an offset
-	err := migrate.WritePlanFile(path, p)
+	err := migratetest.WritePlanFile(path, p)
 	if err == nil || !strings.Contains(err.Error(), `group "g" topic "t" partition 0`) {
 		t.Fatalf("WritePlanFile error = %v, want one naming the entry", err)
 	}
@@ -68,7 +69,7 @@ func TestWritePlanFileRefusesInvalidPlanAndKeepsOldFile(t *testing.T) {
 
 func TestWritePlanFileErrors(t *testing.T) {
 	dir := t.TempDir()
-	if err := migrate.WritePlanFile(filepath.Join(dir, "missing", "plan.json"), basePlan(t)); err == nil {
+	if err := migratetest.WritePlanFile(filepath.Join(dir, "missing", "plan.json"), basePlan(t)); err == nil {
 		t.Errorf("WritePlanFile into a missing directory: no error")
 	}
 	// Renaming over a directory fails after the temporary file is written: it must be removed.
@@ -76,11 +77,11 @@ func TestWritePlanFileErrors(t *testing.T) {
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate.WritePlanFile(target, basePlan(t)); err == nil || !strings.Contains(err.Error(), "rename") {
+	if err := migratetest.WritePlanFile(target, basePlan(t)); err == nil || !strings.Contains(err.Error(), "rename") {
 		t.Errorf("WritePlanFile over a directory: error %v, want a rename error", err)
 	}
 	assertOnlyFile(t, dir, "isdir")
-	_, err := migrate.ReadPlanFile(filepath.Join(dir, "nope.json"))
+	_, err := migratetest.ReadPlanFile(filepath.Join(dir, "nope.json"))
 	if err == nil || !strings.Contains(err.Error(), "nope.json") {
 		t.Errorf("ReadPlanFile of a missing file: %v, want an error naming it", err)
 	}
@@ -91,7 +92,7 @@ func TestReadPlanFileNamesThePath(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"schema_version": 9}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := migrate.ReadPlanFile(path)
+	_, err := migratetest.ReadPlanFile(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "schema_version 9") {
 		t.Fatalf("ReadPlanFile error = %v, want one naming the file and the version", err)
 	}
@@ -115,7 +116,7 @@ func assertOnlyFile(t *testing.T, dir, name string) {
 func encode(t *testing.T, p migrate.Plan) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := migrate.EncodePlan(&buf, p); err != nil {
+	if err := migratetest.EncodePlan(&buf, p); err != nil {
 		t.Fatalf("EncodePlan: %v", err)
 	}
 	return buf.Bytes()
@@ -127,7 +128,7 @@ func encode(t *testing.T, p migrate.Plan) []byte {
 func TestReadPlanHeadReorderedKeys(t *testing.T) {
 	p := basePlan(t)
 	path := filepath.Join(t.TempDir(), "plan.json")
-	if err := migrate.WritePlanFile(path, p); err != nil {
+	if err := migratetest.WritePlanFile(path, p); err != nil {
 		t.Fatal(err)
 	}
 	written, err := os.ReadFile(path)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestPlanRetentionInSeconds: a plan writes offsets_retention as a number of seconds (schema 2),
@@ -26,7 +27,7 @@ func TestPlanRetentionInSeconds(t *testing.T) {
 		if !bytes.Contains(b, []byte(tc.want)) || !bytes.Contains(b, []byte(`"schema_version": 2,`)) {
 			t.Fatalf("%v: the plan lacks %s and schema_version 2:\n%s", tc.d, tc.want, b)
 		}
-		back, err := migrate.DecodePlan(bytes.NewReader(b))
+		back, err := migratetest.DecodePlan(bytes.NewReader(b))
 		if err != nil || time.Duration(back.Retention) != tc.d {
 			t.Fatalf("%v: read back %v, %v", tc.d, time.Duration(back.Retention), err)
 		}
@@ -50,7 +51,7 @@ func TestPlanSchema1StillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{"as written": v1, "keys sorted": string(sorted)} {
-		back, err := migrate.DecodePlan(strings.NewReader(text))
+		back, err := migratetest.DecodePlan(strings.NewReader(text))
 		if err != nil || back.SchemaVersion != migrate.PlanSchemaVersion || time.Duration(back.Retention) != 7*24*time.Hour ||
 			back.Fingerprint != p.Fingerprint || len(back.Groups) != 1 || len(back.Groups[0].Entries) != 5 {
 			t.Fatalf("%s: schema 1 plan read as %+v, %v", name, back, err)
@@ -62,7 +63,7 @@ func TestPlanSchema1StillRead(t *testing.T) {
 	}
 	// Without a retention (zero, left out), schema 1 and 2 are the same text but the version.
 	noRet := basePlan(t)
-	if _, err := migrate.DecodePlan(strings.NewReader(strings.Replace(string(encode(t, noRet)), `"schema_version": 2,`, `"schema_version": 1,`, 1))); err != nil {
+	if _, err := migratetest.DecodePlan(strings.NewReader(strings.Replace(string(encode(t, noRet)), `"schema_version": 2,`, `"schema_version": 1,`, 1))); err != nil {
 		t.Fatalf("schema 1 without retention: %v", err)
 	}
 

@@ -202,7 +202,7 @@ func TestPlanFileWriterSameBytes(t *testing.T) {
 		}
 		plan := mustBuild(t, in, migrate.DefaultPolicy())
 		var want bytes.Buffer
-		if err := migrate.EncodePlan(&want, plan); err != nil {
+		if err := migratetest.EncodePlan(&want, plan); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "plan.json")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // jsonEdit changes the generic JSON form of the base plan (see basePlan: group "g", entries
@@ -122,18 +122,18 @@ func TestDecodePlanRejectsMalformedText(t *testing.T) {
 	p := basePlan(t)
 	p.Groups[0].Entries[2].Reason = `odd "}{[],:\ reason`
 	odd := strings.Replace(string(encode(t, p)), `"class"`, `"\u0063lass"`, 1)
-	if back, err := migrate.DecodePlan(strings.NewReader(odd)); err != nil || back.Groups[0].Entries[2].Reason != p.Groups[0].Entries[2].Reason {
+	if back, err := migratetest.DecodePlan(strings.NewReader(odd)); err != nil || back.Groups[0].Entries[2].Reason != p.Groups[0].Entries[2].Reason {
 		t.Fatalf("plan with an odd reason and an escaped key: %v", err)
 	}
 	// Whitespace after the plan is not data.
-	if _, err := migrate.DecodePlan(strings.NewReader(base + "\n\t \n")); err != nil {
+	if _, err := migratetest.DecodePlan(strings.NewReader(base + "\n\t \n")); err != nil {
 		t.Fatalf("trailing whitespace rejected: %v", err)
 	}
 }
 
 func assertRejected(t *testing.T, b []byte, want ...string) {
 	t.Helper()
-	p, err := migrate.DecodePlan(bytes.NewReader(b))
+	p, err := migratetest.DecodePlan(bytes.NewReader(b))
 	if err == nil {
 		t.Fatalf("DecodePlan accepted it: %+v", p)
 	}

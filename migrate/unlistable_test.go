@@ -27,10 +27,10 @@ func TestPlanWithUnlistableOffsetsFolderSaves(t *testing.T) {
 		t.Fatalf("want a blocked invalid-znode entry, got %+v", p.Groups[0].Entries)
 	}
 	path := filepath.Join(t.TempDir(), "plan.json")
-	if err := migrate.WritePlanFile(path, p); err != nil {
+	if err := migratetest.WritePlanFile(path, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := migrate.ReadPlanFile(path); err != nil {
+	if _, err := migratetest.ReadPlanFile(path); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,7 +1,9 @@
 // Package migratetest holds in-memory fakes of the stores migrate talks to, for unit tests of
 // the core and of the commands. They keep to the interfaces' contracts the way the real
 // adapters must (sorted listings, copies rather than shared maps, per-partition commit errors,
-// refusal to commit into an active group), so a test that passes here means something.
+// refusal to commit into an active group), so a test that passes here means something. It also
+// holds the whole-plan forms of reading, writing and copying a plan, which only tests need: the
+// commands work a group at a time.
 package migratetest
 
 import (
