@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -32,14 +30,13 @@ type dualObserver struct {
 	// livenessWindow: /healthz fails when the loop made no progress for longer.
 	livenessWindow time.Duration
 
-	mu       sync.Mutex
-	phase    map[string]mirror.Phase
-	lag      map[string]int64
-	groups   int
-	written  int
-	errors   int
-	state    mirror.LoopState
-	stateSet bool
+	mu      sync.Mutex
+	phase   map[string]mirror.Phase
+	lag     map[string]int64
+	groups  int
+	written int
+	errors  int
+	state   mirror.LoopState
 }
 
 func newDualObserver(d *deps, execute bool, where string, livenessWindow time.Duration, expiries func() int64) *dualObserver {
@@ -183,7 +180,7 @@ func (o *dualObserver) LoopState(s mirror.LoopState) {
 	o.m.loop(s)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.state, o.stateSet = s, true
+	o.state = s
 }
 
 // liveness is /healthz: the loop made progress recently. A store that fails does not make it
@@ -197,28 +194,12 @@ func (o *dualObserver) liveness() error {
 	return nil
 }
 
-// readiness is /readyz: the first sync is done, every watch is set, and this instance holds the
-// single-writer lease (when it takes one).
+// readiness is /readyz (mirror.Readiness).
 func (o *dualObserver) readiness() error {
 	o.mu.Lock()
-	st, set := o.state, o.stateSet
+	st := o.state
 	o.mu.Unlock()
-	var why []string
-	if !set || !st.Synced {
-		why = append(why, "the first sync of every group is not done")
-	}
-	if !st.Armed {
-		why = append(why, "the ZooKeeper watches are not all set")
-	}
-	if o.lease != nil {
-		if held, holder := o.lease(); !held {
-			why = append(why, "standby: the single-writer lease is held by "+holder)
-		}
-	}
-	if len(why) > 0 {
-		return errors.New(strings.Join(why, "; "))
-	}
-	return nil
+	return mirror.Readiness(st, o.lease)
 }
 
 // status is the one-line summary.

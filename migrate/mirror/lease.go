@@ -2,6 +2,12 @@ package mirror
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // leaseState is what a loop remembers about its lease.
@@ -49,4 +55,74 @@ func (l *loop) leaseGained() {
 	l.lease.gained = nil
 	clear(l.keptAlive)
 	l.remark(l.groups)
+}
+
+// Lease is the single-writer lease as OpenLease hands it back: the loop holds it for each write
+// (migrate.WriteLease); the caller reports its State and closes it after the loop.
+type Lease interface {
+	migrate.WriteLease
+	// State says whether this instance writes now, and who holds the lease.
+	State() (held bool, holder string)
+	Close()
+}
+
+// LeaseOpener takes this instance's place in line for the lease, claiming groups: nil claims
+// every group (overlaps every other instance). The caller records who it is in the lease.
+type LeaseOpener func(ctx context.Context, groups []string) (Lease, error)
+
+// Claim is the groups an instance under f claims with its lease; nil claims every group. Only
+// an explicit --group list lets disjoint instances run side by side: a regexp may match any
+// group later, and under a map that renames, two disjoint lists of legacy groups can still
+// write one Kafka group.
+func Claim(f migrate.Filter) []string {
+	if f.GroupRegex != nil || len(f.Groups) == 0 || f.GroupMap.Renames() {
+		return nil
+	}
+	return slices.Clone(f.Groups)
+}
+
+// OpenLease opens the lease claiming Claim(f). Without wait, another instance ahead on
+// overlapping groups is an error wrapping migrate.ErrLeaseNotHeld and naming it (the lease is
+// closed); with wait, this instance stands by and the loop writes once it holds the lease.
+func OpenLease(ctx context.Context, open LeaseOpener, f migrate.Filter, wait bool) (Lease, error) {
+	lease, err := open(ctx, Claim(f))
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseStandby(lease, wait); err != nil {
+		lease.Close()
+		return nil, err
+	}
+	return lease, nil
+}
+
+func refuseStandby(lease Lease, wait bool) error {
+	if held, holder := lease.State(); !held && !wait {
+		return fmt.Errorf("dual-commit: %w: another instance on overlapping groups holds it: %s (--wait-for-lease=false)",
+			migrate.ErrLeaseNotHeld, holder)
+	}
+	return nil
+}
+
+// Readiness is the rule of /readyz: nil once the first sync of every group is done, every
+// watch is set and this instance holds the lease; otherwise every reason it is not ready.
+// s is the loop's latest LoopState (the zero value before the first); lease is the lease's
+// State, nil when no lease is taken (a dry run). A standby is alive but not ready.
+func Readiness(s LoopState, lease func() (held bool, holder string)) error {
+	var why []string
+	if !s.Synced {
+		why = append(why, "the first sync of every group is not done")
+	}
+	if !s.Armed {
+		why = append(why, "the ZooKeeper watches are not all set")
+	}
+	if lease != nil {
+		if held, holder := lease(); !held {
+			why = append(why, "standby: the single-writer lease is held by "+holder)
+		}
+	}
+	if len(why) > 0 {
+		return errors.New(strings.Join(why, "; "))
+	}
+	return nil
 }
