@@ -48,14 +48,38 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	done := make(map[string]migrate.TopicInfo)
-	byLeader := make(map[int32][]migrate.TopicPartition)
-	var firstErr error
-	keep := func(err error) {
-		if firstErr == nil || (kafkaconn.Retriable(firstErr) && !kafkaconn.Retriable(err)) {
-			firstErr = err // a permanent error must not hide behind a retriable one
+	var first firstError
+	done, byLeader := readyTopics(md, &first)
+	for _, t := range topics {
+		if _, ok := done[t]; !ok && first.err == nil {
+			first.err = fmt.Errorf("metadata of topic %q: %w", t, sarama.ErrIncompleteResponse)
 		}
 	}
+	failed, err := c.fillRanges(ctx, byLeader, done, &first)
+	if err != nil {
+		return nil, err
+	}
+	for t := range failed {
+		delete(done, t)
+	}
+	return done, first.err
+}
+
+// firstError keeps the first error of a describe, preferring a permanent one.
+type firstError struct{ err error }
+
+func (f *firstError) keep(err error) {
+	if f.err == nil || (kafkaconn.Retriable(f.err) && !kafkaconn.Retriable(err)) {
+		f.err = err // a permanent error must not hide behind a retriable one
+	}
+}
+
+// readyTopics returns the topics the metadata settles (missing ones as not existing, the others
+// with empty partition ranges) and their partitions by leader; topics with a leaderless or
+// failing partition are left out, their error kept.
+func readyTopics(md *sarama.MetadataResponse, first *firstError) (map[string]migrate.TopicInfo, map[int32][]migrate.TopicPartition) {
+	done := make(map[string]migrate.TopicInfo)
+	byLeader := make(map[int32][]migrate.TopicPartition)
 	for _, t := range md.Topics {
 		switch t.Err {
 		case sarama.ErrNoError:
@@ -63,22 +87,10 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 			done[t.Name] = migrate.TopicInfo{Exists: false}
 			continue
 		default:
-			keep(fmt.Errorf("metadata of topic %q: %w", t.Name, t.Err))
+			first.keep(fmt.Errorf("metadata of topic %q: %w", t.Name, t.Err))
 			continue
 		}
-		ready := true
-		for _, p := range t.Partitions {
-			// REPLICA_NOT_AVAILABLE only says a follower is down; the leader still answers.
-			if p.Leader < 0 || (p.Err != sarama.ErrNoError && p.Err != sarama.ErrReplicaNotAvailable) {
-				err := kerrOrNil(p.Err)
-				if err == nil {
-					err = sarama.ErrLeaderNotAvailable
-				}
-				keep(fmt.Errorf("metadata of topic %q partition %d: %w", t.Name, p.ID, err))
-				ready = false
-			}
-		}
-		if !ready {
+		if !partitionsReady(t, first) {
 			continue
 		}
 		for _, p := range t.Partitions {
@@ -86,12 +98,30 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 		}
 		done[t.Name] = migrate.TopicInfo{Exists: true, Partitions: make(map[int32]migrate.PartitionRange, len(t.Partitions))}
 	}
-	for _, t := range topics {
-		if _, ok := done[t]; !ok && firstErr == nil {
-			firstErr = fmt.Errorf("metadata of topic %q: %w", t, sarama.ErrIncompleteResponse)
+	return done, byLeader
+}
+
+// partitionsReady reports whether every partition of the topic has a leader that answers,
+// keeping an error for each one that does not.
+func partitionsReady(t *sarama.TopicMetadata, first *firstError) bool {
+	ready := true
+	for _, p := range t.Partitions {
+		// REPLICA_NOT_AVAILABLE only says a follower is down; the leader still answers.
+		if p.Leader < 0 || (p.Err != sarama.ErrNoError && p.Err != sarama.ErrReplicaNotAvailable) {
+			err := kerrOrNil(p.Err)
+			if err == nil {
+				err = sarama.ErrLeaderNotAvailable
+			}
+			first.keep(fmt.Errorf("metadata of topic %q partition %d: %w", t.Name, p.ID, err))
+			ready = false
 		}
 	}
+	return ready
+}
 
+// fillRanges asks each leader for the log starts and ends of its partitions and writes them
+// into done; it returns the topics with a partition it could not learn, their error kept.
+func (c *Client) fillRanges(ctx context.Context, byLeader map[int32][]migrate.TopicPartition, done map[string]migrate.TopicInfo, first *firstError) (map[string]bool, error) {
 	var (
 		mu     sync.Mutex
 		failed = make(map[string]bool)
@@ -107,7 +137,7 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 			jobs = append(jobs, job{leader, part, sarama.OffsetOldest}, job{leader, part, sarama.OffsetNewest})
 		}
 	}
-	err = forEach(ctx, c.cfg.Parallel, jobs, func(ctx context.Context, j job) error {
+	err := forEach(ctx, c.cfg.Parallel, jobs, func(ctx context.Context, j job) error {
 		offsets, errs, err := c.listOffsets(ctx, j.leader, j.tps, j.time)
 		mu.Lock()
 		defer mu.Unlock()
@@ -115,32 +145,31 @@ func (c *Client) describeTopics(ctx context.Context, topics []string) (map[strin
 			for _, tp := range j.tps {
 				failed[tp.Topic] = true
 			}
-			keep(err)
+			first.keep(err)
 			return nil
 		}
 		for tp, perr := range errs {
 			failed[tp.Topic] = true
-			keep(perr)
+			first.keep(perr)
 		}
 		for tp, off := range offsets {
-			info := done[tp.Topic]
-			r := info.Partitions[tp.Partition]
-			if j.time == sarama.OffsetOldest {
-				r.LogStart = off
-			} else {
-				r.LogEnd = off
-			}
-			info.Partitions[tp.Partition] = r
+			setRange(done, tp, j.time, off)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return failed, err
+}
+
+// setRange records one partition's log start (time OffsetOldest) or end.
+func setRange(done map[string]migrate.TopicInfo, tp migrate.TopicPartition, time, off int64) {
+	info := done[tp.Topic]
+	r := info.Partitions[tp.Partition]
+	if time == sarama.OffsetOldest {
+		r.LogStart = off
+	} else {
+		r.LogEnd = off
 	}
-	for t := range failed {
-		delete(done, t)
-	}
-	return done, firstErr
+	info.Partitions[tp.Partition] = r
 }
 
 // metadata asks one broker about the topics, never creating any.
