@@ -1,6 +1,7 @@
 package zkreader
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -245,7 +246,7 @@ func (g *stormRead) get(c *zk.Conn, path string, partition int32, topic string) 
 func stormOffset(path string, partition int32, topic string, data []byte, stat *zk.Stat) migrate.LegacyOffset {
 	o := migrate.LegacyOffset{Partition: partition, Path: path, Mtime: time.UnixMilli(stat.Mtime).UTC()}
 	so, err := ParseStormOffset(data, partition, topic)
-	o.Topic = so.Topic
+	o.Topic = cmp.Or(so.Topic, topic) // data unread: a wildcard spout's folder still names the topic
 	if err != nil {
 		o.Invalid = err.Error()
 		return o

@@ -1,6 +1,6 @@
 // Package contract holds one test suite per interface the core reaches its stores through
 // (migrate.LegacyStore, LegacyRechecker, LegacyWatcher, LegacyOffsetWriter, KafkaState,
-// OffsetCommitter). Each documented clause of an interface is one named subtest, so the same
+// OffsetCommitter, WriteLease). Each documented clause of an interface is one named subtest, so the same
 // suite runs against the in-memory fakes of migrate/migratetest (unit tests) and against the
 // real adapters on the real stack (zkreader, kafkawriter): a fake that passes its suite
 // behaves, at the interface, as ZooKeeper and Kafka do, and a test of the core written against

@@ -17,9 +17,14 @@ import (
 // and the means to arrange that tree. It is called once per case; cleanup is its own.
 type LegacyStoreHarness func(t *testing.T) (migrate.LegacyStore, Legacy)
 
-// TestLegacyStore runs the migrate.LegacyStore suite: one subtest per clause of its comment
-// (and of LegacyOffset's and LegacyGroup's).
-func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
+// TestLegacyStore runs the migrate.LegacyStore suite on a store of the consumers layout: one
+// subtest per clause of its comment (and of LegacyOffset's and LegacyGroup's).
+func TestLegacyStore(t *testing.T, h LegacyStoreHarness) { TestLegacyStoreLayout(t, Layout{}, h) }
+
+// TestLegacyStoreLayout runs the migrate.LegacyStore suite on a store whose tree differs from
+// the consumers layout as lay says.
+func TestLegacyStoreLayout(t *testing.T, lay Layout, h LegacyStoreHarness) {
+	g := lay.group()
 	cases := []struct {
 		clause string
 		run    func(t *testing.T, s migrate.LegacyStore, l Legacy)
@@ -31,38 +36,59 @@ func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
 			}
 		}},
 		{"ListGroups/every group sorted, with or without offsets", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "m", "t", 0, 1)
-			l.CreateGroup(t, "b") // a group with nothing below it is a group
-			l.SetOffset(t, "z", "t", 0, 1)
-			l.SetOffset(t, "a", "t", 3, 1)
-			l.Register(t, "c", "c1")
+			if lay.OneGroup != "" {
+				l.CreateGroup(t, g) // a group with nothing below it is a group
+			} else {
+				l.SetOffset(t, "m", "t", 0, 1)
+				l.CreateGroup(t, "b") // a group with nothing below it is a group
+				l.SetOffset(t, "z", "t", 0, 1)
+				l.SetOffset(t, "a", "t", 3, 1)
+				l.Register(t, "c", "c1")
+			}
 			got, err := s.ListGroups(ctx(t))
-			if want := []string{"a", "b", "c", "m", "z"}; err != nil || !slices.Equal(got, want) {
+			if want := lay.listed("a", "b", "c", "m", "z"); err != nil || !slices.Equal(got, want) {
 				t.Fatalf("ListGroups = %q, %v; want %q", got, err, want)
 			}
 		}},
 		{"ListGroups/a deleted group is gone", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "a", "t", 0, 1)
-			l.SetOffset(t, "b", "t", 0, 1)
-			l.DeleteGroup(t, "a")
+			kept, gone := "b", "a"
+			if lay.OneGroup != "" {
+				kept, gone = "", g
+			}
+			for _, x := range []string{gone, kept} {
+				if x != "" {
+					l.SetOffset(t, x, "t", 0, 1)
+				}
+			}
+			l.DeleteGroup(t, gone)
 			got, err := s.ListGroups(ctx(t))
-			if want := []string{"b"}; err != nil || !slices.Equal(got, want) {
-				t.Fatalf("ListGroups after deleting a = %q, %v; want %q", got, err, want)
+			var want []string
+			if kept != "" {
+				want = lay.listed(kept)
+			}
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("ListGroups after deleting %s = %q, %v; want %q", gone, got, err, kept)
 			}
 		}},
 		{"ListGroups/cancelled context is an error", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "a", "t", 0, 1)
+			l.SetOffset(t, g, "t", 0, 1)
 			if got, err := s.ListGroups(cancelled()); err == nil {
 				t.Fatalf("ListGroups with a cancelled context = %q, no error", got)
 			}
 		}},
 		{"ReadGroups/emits each requested group once and no other", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			for _, g := range []string{"a", "b", "c", "d"} {
-				l.SetOffset(t, g, "t", 0, 1)
+			asked := []string{"d", "a", "c"}
+			for _, x := range []string{"a", "b", "c", "d", g} {
+				if lay.holds(x) {
+					l.SetOffset(t, x, "t", 0, 1)
+				}
 			}
-			got := readGroups(t, s, "d", "a", "c")
-			if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, []string{"a", "c", "d"}) {
-				t.Fatalf("emitted %q, want a, c and d", names)
+			if lay.OneGroup != "" {
+				asked = append(asked, g)
+			}
+			got := readGroups(t, s, asked...)
+			if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, slices.Sorted(slices.Values(asked))) {
+				t.Fatalf("emitted %q, want %q", names, asked)
 			}
 			for name, g := range got {
 				if g.Group != name {
@@ -71,19 +97,19 @@ func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
 			}
 		}},
 		{"ReadGroups/valid offsets with topic, partition, path and mtime", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 0)
-			l.SetOffset(t, "g", "t", 1, 17)
-			l.SetOffset(t, "g", "u", 5, 1<<40)
-			got := readGroups(t, s, "g")["g"]
+			l.SetOffset(t, g, "t", 0, 0)
+			l.SetOffset(t, g, "t", 1, 17)
+			l.SetOffset(t, g, "u", 5, 1<<40)
+			got := readGroups(t, s, g)[g]
 			want := []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 0}, {Topic: "t", Partition: 1, Offset: 17}, {Topic: "u", Partition: 5, Offset: 1 << 40}}
-			checkOffsets(t, "g", got.Offsets, want)
+			lay.checkOffsets(t, g, got.Offsets, want)
 		}},
 		{"ReadGroups/a set is seen by the next read", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 5)
-			before := readGroups(t, s, "g")["g"].Offsets
-			l.SetOffset(t, "g", "t", 0, 9)
-			after := readGroups(t, s, "g")["g"].Offsets
-			checkOffsets(t, "g", after, []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 9}})
+			l.SetOffset(t, g, "t", 0, 5)
+			before := readGroups(t, s, g)[g].Offsets
+			l.SetOffset(t, g, "t", 0, 9)
+			after := readGroups(t, s, g)[g].Offsets
+			lay.checkOffsets(t, g, after, []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 9}})
 			if len(before) == 1 && len(after) == 1 && after[0].Mtime.Before(before[0].Mtime) {
 				t.Errorf("mtime went back from %v to %v after a set", before[0].Mtime, after[0].Mtime)
 			}
@@ -93,67 +119,73 @@ func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
 				topic string
 				p     int32
 			}{{"u", 0}, {"t", 10}, {"t", 2}, {"a", 1}, {"t", 0}} {
-				l.SetOffset(t, "g", o.topic, o.p, 3)
+				l.SetOffset(t, g, o.topic, o.p, 3)
 			}
-			got := readGroups(t, s, "g")["g"].Offsets
+			got := readGroups(t, s, g)[g].Offsets
 			if !slices.IsSortedFunc(got, compareOffsets) || len(got) != 5 {
 				t.Fatalf("offsets %s, want all 5 sorted by topic, partition, path", describe(got))
 			}
 		}},
 		{"ReadGroups/a bad znode is reported in Invalid, never as an error", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
 			for i, bad := range invalidKinds {
-				l.SetBad(t, "g", "bad", int32(i), bad)
+				l.SetBad(t, g, "bad", int32(i), bad)
 			}
-			l.SetOffset(t, "g", "good", 0, 7)
-			got := readGroups(t, s, "g")["g"].Offsets
+			l.SetOffset(t, g, "good", 0, 7)
+			got := readGroups(t, s, g)[g].Offsets
 			checkInvalid(t, got, "bad")
-			checkOffsets(t, "g", only(got, "good"), []migrate.LegacyOffset{{Topic: "good", Partition: 0, Offset: 7}})
+			lay.checkOffsets(t, g, only(got, "good"), []migrate.LegacyOffset{{Topic: "good", Partition: 0, Offset: 7}})
 		}},
 		{"ReadGroups/whitespace around the number is read, with a Note", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetBad(t, "g", "t", 0, Padded)
-			got := readGroups(t, s, "g")["g"].Offsets
-			if len(got) != 1 || got[0].Invalid != "" || got[0].Offset != PaddedOffset || got[0].Note == "" {
-				t.Fatalf("padded znode read as %s, want offset %d, valid, with a Note", describe(got), PaddedOffset)
+			l.SetBad(t, g, "t", 0, Padded)
+			got := readGroups(t, s, g)[g].Offsets
+			if len(got) != 1 || got[0].Invalid != "" || got[0].Offset != PaddedOffset || (got[0].Note == "") != lay.PaddedWithoutNote {
+				t.Fatalf("padded znode read as %s, want offset %d, valid, with a Note unless the data is JSON", describe(got), PaddedOffset)
 			}
 		}},
 		{"ReadGroups/a deleted offset znode is absent", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.SetOffset(t, "g", "t", 1, 2)
-			l.DeleteOffset(t, "g", "t", 0)
-			checkOffsets(t, "g", readGroups(t, s, "g")["g"].Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 1, Offset: 2}})
+			l.SetOffset(t, g, "t", 0, 1)
+			l.SetOffset(t, g, "t", 1, 2)
+			l.DeleteOffset(t, g, "t", 0)
+			lay.checkOffsets(t, g, readGroups(t, s, g)[g].Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 1, Offset: 2}})
 		}},
 		{"ReadGroups/live consumers are the ids and owners registrations", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.SetOffset(t, "idle", "t", 0, 1)
-			leave := l.Register(t, "g", "c1", tp("t", 0), tp("t", 1))
-			got := readGroups(t, s, "g", "idle")
-			checkLive(t, got["g"].LiveConsumers, "c1", tp("t", 0), tp("t", 1))
+			l.SetOffset(t, g, "t", 0, 1)
+			if lay.holds("idle") {
+				l.SetOffset(t, "idle", "t", 0, 1)
+			}
+			leave := lay.register(t, l, g, "c1", tp("t", 0), tp("t", 1))
+			got := readGroups(t, s, g, "idle")
+			lay.checkLive(t, got[g].LiveConsumers, "c1", tp("t", 0), tp("t", 1))
 			if live := got["idle"].LiveConsumers; len(live) != 0 {
 				t.Errorf("group without registrations: live %q, want none", live)
 			}
 			leave()
-			if live := readGroups(t, s, "g")["g"].LiveConsumers; len(live) != 0 {
-				t.Errorf("after the consumer left: live %q, want none", live)
-			}
+			lay.checkNoLive(t, readGroups(t, s, g)[g].LiveConsumers, "after the consumer left")
 		}},
 		{"ReadGroups/a group without offsets is emitted empty", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.CreateGroup(t, "g")
-			g, ok := readGroups(t, s, "g")["g"]
-			if !ok || len(g.Offsets) != 0 || len(g.LiveConsumers) != 0 {
-				t.Fatalf("group with nothing below it: %+v (emitted %v), want emitted empty", g, ok)
+			l.CreateGroup(t, g)
+			got, ok := readGroups(t, s, g)[g]
+			if !ok || len(got.Offsets) != 0 {
+				t.Fatalf("group with nothing below it: %+v (emitted %v), want emitted empty", got, ok)
 			}
+			lay.checkNoLive(t, got.LiveConsumers, "group with nothing below it")
 		}},
 		{"ReadGroups/a requested group missing from the store is emitted empty", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.DeleteGroup(t, "g") // deleted between the caller's listing and its read
-			g, ok := readGroups(t, s, "g")["g"]
-			if !ok || len(g.Offsets) != 0 || len(g.LiveConsumers) != 0 {
-				t.Fatalf("deleted group: %+v (emitted %v), want emitted empty", g, ok)
+			l.SetOffset(t, g, "t", 0, 1)
+			l.DeleteGroup(t, g) // deleted between the caller's listing and its read
+			got, ok := readGroups(t, s, g)[g]
+			if !ok || len(got.Offsets) != 0 {
+				t.Fatalf("deleted group: %+v (emitted %v), want emitted empty", got, ok)
+			}
+			if !lay.FixedLiveness && len(got.LiveConsumers) != 0 {
+				t.Errorf("deleted group: live %q, want none", got.LiveConsumers)
 			}
 		}},
 		{"ReadGroups/an error of emit ends the read and is returned", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			for _, g := range []string{"a", "b", "c"} {
-				l.SetOffset(t, g, "t", 0, 1)
+			for _, x := range []string{"a", "b", "c", g} {
+				if lay.holds(x) {
+					l.SetOffset(t, x, "t", 0, 1)
+				}
 			}
 			stop := errors.New("emit refuses")
 			var mu sync.Mutex
@@ -172,21 +204,26 @@ func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
 			}
 		}},
 		{"ReadGroups/cancelled context is an error", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			if err := s.ReadGroups(cancelled(), []string{"g"}, func(migrate.LegacyGroup) error { return nil }); err == nil {
+			l.SetOffset(t, g, "t", 0, 1)
+			if err := s.ReadGroups(cancelled(), []string{g}, func(migrate.LegacyGroup) error { return nil }); err == nil {
 				t.Fatal("ReadGroups with a cancelled context: no error")
 			}
 		}},
 		{"ReadGroups/the caller owns what it is given", func(t *testing.T, s migrate.LegacyStore, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.Register(t, "g", "c1")
-			first := readGroups(t, s, "g")["g"]
+			l.SetOffset(t, g, "t", 0, 1)
+			lay.register(t, l, g, "c1")
+			first := readGroups(t, s, g)[g]
 			first.Offsets[0].Offset = 999
-			first.LiveConsumers[0] = "changed"
-			again := readGroups(t, s, "g")["g"]
-			checkOffsets(t, "g", again.Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 1}})
-			checkLive(t, again.LiveConsumers, "c1")
+			if len(first.LiveConsumers) > 0 {
+				first.LiveConsumers[0] = "changed"
+			}
+			again := readGroups(t, s, g)[g]
+			lay.checkOffsets(t, g, again.Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 1}})
+			lay.checkLive(t, again.LiveConsumers, "c1")
 		}},
+	}
+	if lay.ReadOnly {
+		cases = append(cases, readOnlyCase)
 	}
 	for _, c := range cases {
 		t.Run(c.clause, func(t *testing.T) {
@@ -194,164 +231,6 @@ func TestLegacyStore(t *testing.T, h LegacyStoreHarness) {
 			c.run(t, s, l)
 		})
 	}
-}
-
-// LegacyRecheckerHarness is as LegacyStoreHarness, for the re-check.
-type LegacyRecheckerHarness func(t *testing.T) (migrate.LegacyRechecker, Legacy)
-
-// TestLegacyRechecker runs the migrate.LegacyRechecker suite.
-func TestLegacyRechecker(t *testing.T, h LegacyRecheckerHarness) {
-	cases := []struct {
-		clause string
-		run    func(t *testing.T, r migrate.LegacyRechecker, l Legacy)
-	}{
-		{"one group per request, in request order", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			for _, g := range []string{"a", "b", "c"} {
-				l.SetOffset(t, g, "t", 0, 1)
-			}
-			got := recheck(t, r, req("c"), req("a"), req("b"))
-			names := make([]string, len(got))
-			for i, g := range got {
-				names[i] = g.Group
-			}
-			if want := []string{"c", "a", "b"}; !slices.Equal(names, want) {
-				t.Fatalf("re-checked %q, want %q", names, want)
-			}
-		}},
-		{"a fresh read of each requested znode, as requested", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.SetOffset(t, "g", "u", 3, 2)
-			planned := readPlanned(t, r, l, "g")
-			l.SetOffset(t, "g", "t", 0, 10)
-			l.SetOffset(t, "g", "u", 3, 20)
-			got := recheck(t, r, migrate.RecheckRequest{Group: "g", Offsets: planned})[0]
-			checkOffsets(t, "g", got.Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 10}, {Topic: "u", Partition: 3, Offset: 20}})
-			for _, o := range got.Offsets {
-				if !slices.ContainsFunc(planned, func(p migrate.LegacyOffset) bool { return p.Path == o.Path }) {
-					t.Errorf("re-checked path %s was not requested (requested %s)", o.Path, describe(planned))
-				}
-			}
-		}},
-		{"only the requested znodes", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.SetOffset(t, "g", "t", 1, 2)
-			planned := readPlanned(t, r, l, "g")
-			l.SetOffset(t, "g", "t", 2, 3) // created since the plan
-			got := recheck(t, r, migrate.RecheckRequest{Group: "g", Offsets: planned[1:]})[0]
-			checkOffsets(t, "g", got.Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 1, Offset: 2}})
-		}},
-		{"a znode deleted since is absent", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.SetOffset(t, "g", "t", 1, 2)
-			planned := readPlanned(t, r, l, "g")
-			l.DeleteOffset(t, "g", "t", 0)
-			got := recheck(t, r, migrate.RecheckRequest{Group: "g", Offsets: planned})[0]
-			checkOffsets(t, "g", got.Offsets, []migrate.LegacyOffset{{Topic: "t", Partition: 1, Offset: 2}})
-		}},
-		{"a znode gone bad since is reported in Invalid", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			// A 0.7-era name is another znode, not one gone bad: it has no place here.
-			kinds := slices.DeleteFunc(slices.Clone(invalidKinds), func(b Bad) bool { return b == BadLegacyName })
-			for i := range kinds {
-				l.SetOffset(t, "g", "t", int32(i), 1)
-			}
-			planned := readPlanned(t, r, l, "g")
-			for i, bad := range kinds {
-				l.SetBad(t, "g", "t", int32(i), bad)
-			}
-			got := recheck(t, r, migrate.RecheckRequest{Group: "g", Offsets: planned})[0]
-			if len(got.Offsets) != len(kinds) {
-				t.Fatalf("re-checked %s, want one entry for each of %v", describe(got.Offsets), kinds)
-			}
-			for _, o := range got.Offsets {
-				if o.Invalid == "" || o.Partition < 0 || int(o.Partition) >= len(kinds) {
-					t.Errorf("znode %s gone %v re-checked as %s, want Invalid set", o.Path, kinds[max(0, min(int(o.Partition), len(kinds)-1))], describe([]migrate.LegacyOffset{o}))
-				}
-			}
-		}},
-		{"fresh live consumers", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			leave := l.Register(t, "g", "c1", tp("t", 0))
-			checkLive(t, recheck(t, r, req("g"))[0].LiveConsumers, "c1", tp("t", 0))
-			leave()
-			if live := recheck(t, r, req("g"))[0].LiveConsumers; len(live) != 0 {
-				t.Errorf("after the consumer left: live %q, want none", live)
-			}
-		}},
-		{"no znodes requested: liveness alone", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.Register(t, "g", "c1")
-			got := recheck(t, r, req("g"))[0]
-			if len(got.Offsets) != 0 {
-				t.Errorf("offsets %s, none requested", describe(got.Offsets))
-			}
-			checkLive(t, got.LiveConsumers, "c1")
-		}},
-		{"a group missing from the store is returned empty", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			l.Register(t, "g", "c1")
-			planned := readPlanned(t, r, l, "g")
-			l.DeleteGroup(t, "g")
-			got := recheck(t, r, migrate.RecheckRequest{Group: "g", Offsets: planned})[0]
-			if got.Group != "g" || len(got.Offsets) != 0 || len(got.LiveConsumers) != 0 {
-				t.Fatalf("deleted group re-checked as %+v, want g with nothing", got)
-			}
-		}},
-		{"liveness of a group name the store cannot hold is none, not an error", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			// Kafka group names may hold what a znode name cannot ("/", ".."): a restore to Kafka
-			// re-checks such a target's liveness, and nothing can be registered under it.
-			l.SetOffset(t, "g", "t", 0, 1)
-			got := recheck(t, r, req("team/a"), req(".."), req("g"))
-			for i, name := range []string{"team/a", ".."} {
-				if got[i].Group != name || len(got[i].Offsets) != 0 || len(got[i].LiveConsumers) != 0 {
-					t.Errorf("%q re-checked as %+v, want it with nothing", name, got[i])
-				}
-			}
-			if got[2].Group != "g" {
-				t.Errorf("the request after them answered %q, want g", got[2].Group)
-			}
-		}},
-		{"cancelled context is an error", func(t *testing.T, r migrate.LegacyRechecker, l Legacy) {
-			l.SetOffset(t, "g", "t", 0, 1)
-			if got, err := r.RecheckGroups(cancelled(), []migrate.RecheckRequest{req("g")}); err == nil {
-				t.Fatalf("RecheckGroups with a cancelled context = %+v, no error", got)
-			}
-		}},
-	}
-	for _, c := range cases {
-		t.Run(c.clause, func(t *testing.T) {
-			r, l := h(t)
-			c.run(t, r, l)
-		})
-	}
-}
-
-func req(group string) migrate.RecheckRequest { return migrate.RecheckRequest{Group: group} }
-
-func recheck(t *testing.T, r migrate.LegacyRechecker, reqs ...migrate.RecheckRequest) []migrate.LegacyGroup {
-	t.Helper()
-	got, err := r.RecheckGroups(ctx(t), reqs)
-	if err != nil {
-		t.Fatalf("RecheckGroups: %v", err)
-	}
-	if len(got) != len(reqs) {
-		t.Fatalf("RecheckGroups returned %d groups for %d requests", len(got), len(reqs))
-	}
-	return got
-}
-
-// readPlanned is the group's offsets as a plan records them: read by the store itself when it
-// is a LegacyStore too, as copy does; the paths are the store's own.
-func readPlanned(t *testing.T, r migrate.LegacyRechecker, l Legacy, group string) []migrate.LegacyOffset {
-	t.Helper()
-	s, ok := r.(migrate.LegacyStore)
-	if !ok {
-		t.Fatalf("the re-checker %T is not a LegacyStore: the suite takes the plan's paths from its read", r)
-	}
-	var out []migrate.LegacyOffset
-	for _, o := range readGroups(t, s, group)[group].Offsets {
-		out = append(out, migrate.LegacyOffset{Topic: o.Topic, Partition: o.Partition, Path: o.Path})
-	}
-	return out
 }
 
 // readGroups reads groups and returns them by name, failing on an error, a group emitted twice
@@ -383,25 +262,10 @@ func readGroups(t *testing.T, s migrate.LegacyStore, groups ...string) map[strin
 	return got
 }
 
-// checkOffsets compares valid offsets on topic, partition and offset, in order, and checks
-// what the store adds: no Invalid, a path ending as the legacy layout, a modification time.
+// checkOffsets is Layout.checkOffsets for the consumers layout.
 func checkOffsets(t *testing.T, group string, got, want []migrate.LegacyOffset) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("offsets %s, want %s", describe(got), describe(want))
-	}
-	for i, w := range want {
-		g := got[i]
-		if g.Topic != w.Topic || g.Partition != w.Partition || g.Offset != w.Offset || g.Invalid != "" {
-			t.Errorf("offset %d: %s, want %s", i, describe(got[i:i+1]), describe(want[i:i+1]))
-		}
-		if suffix := fmt.Sprintf("/consumers/%s/offsets/%s/%d", group, w.Topic, w.Partition); !strings.HasSuffix(g.Path, suffix) {
-			t.Errorf("offset %s/%d: path %q, want the znode's full path, ending in %s", w.Topic, w.Partition, g.Path, suffix)
-		}
-		if g.Mtime.IsZero() {
-			t.Errorf("offset %s/%d: no mtime, want the znode's modification time", w.Topic, w.Partition)
-		}
-	}
+	Layout{}.checkOffsets(t, group, got, want)
 }
 
 // checkInvalid checks the offsets of topic, one per invalid kind written at partition i, all

@@ -200,3 +200,14 @@ func (f *fakeKafka) Join(t testing.TB, group, topic string) func() {
 func (f *fakeKafka) Retention() time.Duration { return 7 * 24 * time.Hour }
 
 func t0() context.Context { return context.Background() }
+
+func TestWriteLeaseContract(t *testing.T) {
+	contract.TestWriteLease(t, func(t *testing.T) contract.LeaseSetup {
+		line := migratetest.NewLeaseLine()
+		return contract.LeaseSetup{Open: func(t *testing.T) contract.Contender {
+			l := line.Join()
+			t.Cleanup(l.Close)
+			return contract.Contender{Lease: l, Close: l.Close, Cut: l.Lose}
+		}}
+	})
+}

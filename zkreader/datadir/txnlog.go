@@ -310,25 +310,31 @@ func applyOp(t *tree, h txnHeader, typ int32, d *bodyReader, inMulti bool) error
 		if inMulti {
 			return errors.New("multi inside a multi")
 		}
-		n := d.int()
-		if d.bad || n < 0 || int(n) > len(d.b) {
-			return errors.New("multi record is truncated")
-		}
-		for i := range n {
-			sub := d.int()
-			data := d.buffer()
-			if d.bad {
-				return fmt.Errorf("operation %d of the multi is truncated", i)
-			}
-			if err := applyOp(t, h, sub, &bodyReader{b: data}, true); err != nil {
-				return fmt.Errorf("operation %d of the multi: %w", i, err)
-			}
-		}
+		return applyMulti(t, h, d)
 	case opError, opCheck, opSetACL, opCreateSession, opNotification:
 		// An error txn is a request that failed (and, in a multi, marks every operation of
 		// a failed multi): nothing changed. Checks, ACLs and sessions change no data.
 	default:
 		return fmt.Errorf("unknown transaction type %d", typ)
+	}
+	return nil
+}
+
+// applyMulti applies each operation of a MultiTxn: a count, then each one's type and body.
+func applyMulti(t *tree, h txnHeader, d *bodyReader) error {
+	n := d.int()
+	if d.bad || n < 0 || int(n) > len(d.b) {
+		return errors.New("multi record is truncated")
+	}
+	for i := range n {
+		sub := d.int()
+		data := d.buffer()
+		if d.bad {
+			return fmt.Errorf("operation %d of the multi is truncated", i)
+		}
+		if err := applyOp(t, h, sub, &bodyReader{b: data}, true); err != nil {
+			return fmt.Errorf("operation %d of the multi: %w", i, err)
+		}
 	}
 	return nil
 }
