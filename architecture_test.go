@@ -28,10 +28,12 @@ const module = "github.com/zk2kafka/zk2kafka"
 //   - test support (contract suites, fakes, the stack) is imported by tests alone.
 var arrows = map[string][]string{
 	"":                     {"cmd"},
-	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/mirror", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
-	"archive":              {"internal/strictjson", "migrate"},
+	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/copier", "migrate/mirror", "migrate/planfile", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
+	"archive":              {"internal/strictjson", "migrate", "migrate/copier"},
 	"verify":               {"migrate"},
-	"migrate":              {"internal/strictjson"},
+	"migrate":              nil,
+	"migrate/planfile":     {"internal/durable", "internal/strictjson", "migrate"},
+	"migrate/copier":       {"internal/durable", "internal/strictjson", "migrate", "migrate/planfile"},
 	"migrate/mirror":       {"migrate"},
 	"legacy":               {"migrate", "zkreader", "zkreader/datadir"},
 	"zkreader":             {"migrate"},
@@ -42,13 +44,14 @@ var arrows = map[string][]string{
 	"internal/clientprops": {"internal/kafkaconn", "internal/secret", "internal/tlsconf"},
 	"internal/tlsconf":     {"internal/secret"},
 	"internal/secret":      nil,
+	"internal/durable":     nil,
 	"internal/strictjson":  nil,
 	"internal/refdocs":     nil,
 	// Used by the benchmarks, the demo and the stack tests to fill the stack.
 	"internal/seed": {"internal/kafkaconn", "migrate"},
 	// Test support: imported by tests only (checked below).
 	"migrate/contract":    {"migrate"},
-	"migrate/migratetest": {"migrate"},
+	"migrate/migratetest": {"migrate", "migrate/copier", "migrate/planfile"},
 	"internal/stacktest":  nil,
 	// Packages of tests alone: no non-test code to hold to the layers.
 	"bench": nil,

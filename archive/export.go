@@ -1,7 +1,7 @@
 // Package archive is zk2kafka's file formats for keeping and putting back offsets, and the two
 // verbs on them: the export document (JSON, with znode paths and mtimes), the consumer-groups
 // tool's CSV (group,topic,partition,offset), and reading a copy's backup file
-// (migrate.ParseBackup); Export, which reads the stores and writes a new file of them; the
+// (copier.ParseBackup); Export, which reads the stores and writes a new file of them; the
 // restore plan, a pure function of a parsed file and the current state of the target store;
 // and Restore, which executes it (to Kafka through migrate's copy executor). Each verb holds
 // every refusal of its command. It reads and writes through migrate's store interfaces and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // The keys each object may have are its Go type's JSON field names (strictjson); these are the
@@ -190,11 +191,11 @@ func checkInvalid(raw []byte) error {
 	return nil
 }
 
-// parseBackup reads a copy's backup (migrate.ParseBackup: the format is written and read
+// parseBackup reads a copy's backup (copier.ParseBackup: the format is written and read
 // there) into entries: each record puts back kafka_before where Kafka still holds target.
 func parseBackup(body []byte, errs *errList) File {
 	f := File{Format: FormatBackup, Source: SourceKafka}
-	records := migrate.ParseBackup(body, func(line int, msg string) { errs.add(line, "%s", msg) })
+	records := copier.ParseBackup(body, func(line int, msg string) { errs.add(line, "%s", msg) })
 	for _, r := range records {
 		checkEntry(&f, errs, Entry{Key: migrate.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition},
 			Offset: r.KafkaBefore, Expect: ptr(r.Target), Line: r.Line})

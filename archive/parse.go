@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // Format is the kind of file Parse read.
@@ -80,7 +81,7 @@ func ParseFor(data []byte, groups []string) (File, error) {
 	switch {
 	case trimmed[0] != '{':
 		f = parseCSV(body, groups, &errs)
-	case migrate.IsBackup(body):
+	case copier.IsBackup(body):
 		f = parseBackup(body, &errs)
 	default:
 		f = parseExport(body, &errs)

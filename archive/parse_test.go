@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 func sampleExport() Document {
@@ -292,12 +293,12 @@ func TestParseOwnFilesWithUnusualNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "before.jsonl")
-	b, err := migrate.CreateBackup(path, "fp", mt)
+	b, err := copier.CreateBackup(path, "fp", mt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := int64(5)
-	if err := b.Record(context.Background(), []migrate.GroupResult{{Group: "billing ", Partitions: []migrate.PartitionResult{{Topic: "orders", Partition: 0, Before: &before, Target: 7}}}}); err != nil {
+	if err := b.Record(context.Background(), []copier.GroupResult{{Group: "billing ", Partitions: []copier.PartitionResult{{Topic: "orders", Partition: 0, Before: &before, Target: 7}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Close(); err != nil {

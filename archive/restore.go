@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // Target is the store a restore writes.
@@ -43,14 +44,14 @@ type Item struct {
 	Offset *int64 `json:"restore_to"`
 	// Current is what the target holds now (nil: nothing); CurrentInvalid a ZooKeeper znode
 	// that holds no usable offset.
-	Current        *int64                  `json:"current"`
-	CurrentInvalid string                  `json:"current_invalid,omitempty"`
-	CurrentZnode   string                  `json:"current_znode,omitempty"`
-	CurrentMtime   time.Time               `json:"-"`
-	Mtime          time.Time               `json:"-"` // from a ZooKeeper export
-	Status         migrate.PartitionStatus `json:"status"`
-	Reason         string                  `json:"reason,omitempty"`
-	ReadBack       *int64                  `json:"read_back,omitempty"`
+	Current        *int64                 `json:"current"`
+	CurrentInvalid string                 `json:"current_invalid,omitempty"`
+	CurrentZnode   string                 `json:"current_znode,omitempty"`
+	CurrentMtime   time.Time              `json:"-"`
+	Mtime          time.Time              `json:"-"` // from a ZooKeeper export
+	Status         copier.PartitionStatus `json:"status"`
+	Reason         string                 `json:"reason,omitempty"`
+	ReadBack       *int64                 `json:"read_back,omitempty"`
 }
 
 // Group is one group of a restore.
@@ -77,8 +78,8 @@ type Plan struct {
 }
 
 // Counts returns how many items are in each status.
-func (p Plan) Counts() map[migrate.PartitionStatus]int {
-	n := map[migrate.PartitionStatus]int{}
+func (p Plan) Counts() map[copier.PartitionStatus]int {
+	n := map[copier.PartitionStatus]int{}
 	for _, g := range p.Groups {
 		for _, it := range g.Items {
 			n[it.Status]++
@@ -174,8 +175,8 @@ func PlanRestore(file File, to Target, st State, opts Options) (Plan, error) {
 			if err != nil {
 				return Plan{}, fmt.Errorf("group %q topic %q partition %d: %w", name, e.Topic, e.Partition, err)
 			}
-			if len(g.Gates) > 0 && it.Status == migrate.StatusWouldWrite {
-				it.Status, it.Reason = migrate.StatusBlocked, gateReason(g)
+			if len(g.Gates) > 0 && it.Status == copier.StatusWouldWrite {
+				it.Status, it.Reason = copier.StatusBlocked, gateReason(g)
 				if to == TargetZK {
 					it.Reason += ": they would overwrite it (stop them first, or --force)"
 				}
@@ -199,28 +200,28 @@ func planKafka(it *Item, e Entry, cur Current, topics map[string]migrate.TopicIn
 	r, hasPart := ti.Partitions[e.Partition]
 	switch {
 	case e.Offset == nil && it.Current == nil:
-		it.Status, it.Reason = migrate.StatusAlready, "Kafka has no commit, as before the copy"
+		it.Status, it.Reason = copier.StatusAlready, "Kafka has no commit, as before the copy"
 	case e.Offset == nil:
-		it.Status = migrate.StatusBlocked
+		it.Status = copier.StatusBlocked
 		it.Reason = fmt.Sprintf("not restorable: Kafka had no commit before the copy, and an offset commit cannot remove one "+
 			"(kafka-consumer-groups --delete-offsets --group %s --topic %s:%d does, with the group stopped)", e.Group, e.Topic, e.Partition)
 	case it.Current != nil && *it.Current == *e.Offset:
 		// Before the moved-since check: a copy stopped or failed before its commit left Kafka
 		// at kafka_before, which is not a move to undo, and --force would be the only way past it.
-		it.Status, it.Reason = migrate.StatusAlready, "Kafka already holds it"
+		it.Status, it.Reason = copier.StatusAlready, "Kafka already holds it"
 	case e.Expect != nil && !sameOffset(it.Current, e.Expect) && !opts.Force:
-		it.Status = migrate.StatusBlocked
+		it.Status = copier.StatusBlocked
 		it.Reason = fmt.Sprintf("Kafka is at %s, not at %d as the copy left it: it moved since the copy, and restoring "+
 			"would discard those commits (--force restores anyway)", show(it.Current), *e.Expect)
 	case !ti.Exists:
-		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("topic %q does not exist in Kafka", e.Topic)
+		it.Status, it.Reason = copier.StatusBlocked, fmt.Sprintf("topic %q does not exist in Kafka", e.Topic)
 	case !hasPart:
-		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("topic %q has no partition %d in Kafka", e.Topic, e.Partition)
+		it.Status, it.Reason = copier.StatusBlocked, fmt.Sprintf("topic %q has no partition %d in Kafka", e.Topic, e.Partition)
 	case *e.Offset < r.LogStart || *e.Offset > r.LogEnd:
-		it.Status = migrate.StatusBlocked
+		it.Status = copier.StatusBlocked
 		it.Reason = fmt.Sprintf("offset %d is outside the partition's log [%d, %d]", *e.Offset, r.LogStart, r.LogEnd)
 	default:
-		it.Status, it.Reason = migrate.StatusWouldWrite, direction("Kafka", it.Current, *e.Offset)
+		it.Status, it.Reason = copier.StatusWouldWrite, direction("Kafka", it.Current, *e.Offset)
 	}
 	return nil
 }
@@ -241,7 +242,7 @@ func newPaddedName(group, topic string, zk []migrate.LegacyOffset) bool {
 func planZK(it *Item, group string, cur Current, opts Options) {
 	for _, name := range []string{group, it.Topic} {
 		if strings.ContainsRune(name, '/') || name == "." || name == ".." {
-			it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("%q cannot be a znode name", name)
+			it.Status, it.Reason = copier.StatusBlocked, fmt.Sprintf("%q cannot be a znode name", name)
 			return
 		}
 	}
@@ -253,7 +254,7 @@ func planZK(it *Item, group string, cur Current, opts Options) {
 	}
 	switch {
 	case len(found) > 1:
-		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("%d znodes name this partition: fix ZooKeeper first", len(found))
+		it.Status, it.Reason = copier.StatusBlocked, fmt.Sprintf("%d znodes name this partition: fix ZooKeeper first", len(found))
 		return
 	case len(found) == 1:
 		o := found[0]
@@ -266,19 +267,19 @@ func planZK(it *Item, group string, cur Current, opts Options) {
 	}
 	switch {
 	case it.Offset == nil:
-		it.Status, it.Reason = migrate.StatusBlocked, "the file gives no offset"
+		it.Status, it.Reason = copier.StatusBlocked, "the file gives no offset"
 	case it.Current != nil && *it.Current == *it.Offset:
-		it.Status, it.Reason = migrate.StatusAlready, "ZooKeeper already holds it"
+		it.Status, it.Reason = copier.StatusAlready, "ZooKeeper already holds it"
 	case len(found) == 0 && !opts.Force && newPaddedName(group, it.Topic, cur.ZK):
 		// Legal, and carried by this tool's own files, but a name ZooKeeper does not know yet
 		// is most likely a hand-edited CSV ("g, t,0,5"): restored, " t" was a new znode beside
 		// t, the table showing no space.
-		it.Status, it.Reason = migrate.StatusBlocked, fmt.Sprintf("group %q topic %q: a name with spaces around it that "+
+		it.Status, it.Reason = copier.StatusBlocked, fmt.Sprintf("group %q topic %q: a name with spaces around it that "+
 			"ZooKeeper does not have: a slip in the file? (--force creates it)", group, it.Topic)
 	case it.CurrentInvalid != "":
-		it.Status, it.Reason = migrate.StatusWouldWrite, fmt.Sprintf("replaces an invalid znode (%s) with %d", it.CurrentInvalid, *it.Offset)
+		it.Status, it.Reason = copier.StatusWouldWrite, fmt.Sprintf("replaces an invalid znode (%s) with %d", it.CurrentInvalid, *it.Offset)
 	default:
-		it.Status, it.Reason = migrate.StatusWouldWrite, direction("ZooKeeper", it.Current, *it.Offset)
+		it.Status, it.Reason = copier.StatusWouldWrite, direction("ZooKeeper", it.Current, *it.Offset)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // restoreBatchGroups is how many groups a restore re-checks and commits together, as copy's
@@ -20,9 +21,9 @@ const restoreBatchGroups = 128
 // gates and of Kafka. Outcomes go back into plan, per partition; the error is what stopped the
 // run.
 func restoreKafka(ctx context.Context, req RestoreRequest, file File, adjust int64, plan *Plan, fingerprint string) error {
-	b, err := migrate.CreateBackup(req.Backup, fingerprint, time.Now())
+	b, err := copier.CreateBackup(req.Backup, fingerprint, time.Now())
 	if err != nil {
-		settle(plan, migrate.StatusFailed, "not written: the backup file could not be created")
+		settle(plan, copier.StatusFailed, "not written: the backup file could not be created")
 		return fmt.Errorf("%w: nothing was written", err)
 	}
 	groups, items := restoreWrites(plan)
@@ -32,7 +33,7 @@ func restoreKafka(ctx context.Context, req RestoreRequest, file File, adjust int
 			writes[e.Key] = e
 		}
 	}
-	copier := &migrate.Copier{
+	executor := &copier.Copier{
 		Legacy: req.Legacy, Kafka: req.Kafka, Committer: req.Kafka, Backup: b,
 		Metadata: func(_ string, e migrate.Entry) string {
 			return restoreMetadata(req.Version, plan.Source, plan.Format, e.Mtime, adjust)
@@ -46,7 +47,7 @@ func restoreKafka(ctx context.Context, req RestoreRequest, file File, adjust int
 		Policy: migrate.Policy{OnConflict: migrate.ConflictZK, OutOfRange: migrate.RangeFail},
 		Filter: migrate.Filter{GroupMap: req.Filter.GroupMap}.Spec()}
 	whole := func(yield func([]migrate.GroupPlan, error) bool) { yield(groups, nil) }
-	runErr := copier.Stream(ctx, head, whole, len(groups), true, func(g migrate.GroupResult) error {
+	runErr := executor.Stream(ctx, head, whole, len(groups), true, func(g copier.GroupResult) error {
 		for _, p := range g.Partitions {
 			it := items[migrate.Key{Group: g.Group, Topic: p.Topic, Partition: p.Partition}]
 			if it == nil {
@@ -60,7 +61,7 @@ func restoreKafka(ctx context.Context, req RestoreRequest, file File, adjust int
 		return nil
 	})
 	if runErr != nil {
-		settle(plan, migrate.StatusFailed, "not written: the restore stopped before this partition's batch")
+		settle(plan, copier.StatusFailed, "not written: the restore stopped before this partition's batch")
 	}
 	if err := b.Close(); err != nil {
 		return errors.Join(runErr, fmt.Errorf("close backup file %s: %w", req.Backup, err))
@@ -88,7 +89,7 @@ func restoreWrites(plan *Plan) ([]migrate.GroupPlan, map[migrate.Key]*Item) {
 		gp.Entries = writes
 		groups = append(groups, gp)
 		for j := range g.Items {
-			if it := &g.Items[j]; it.Status == migrate.StatusWouldWrite {
+			if it := &g.Items[j]; it.Status == copier.StatusWouldWrite {
 				items[migrate.Key{Group: g.Group, Topic: it.Topic, Partition: it.Partition}] = it
 			}
 		}
@@ -108,9 +109,9 @@ func kafkaGroupPlan(g Group) migrate.GroupPlan {
 			e.Target = *it.Offset
 		}
 		switch it.Status {
-		case migrate.StatusWouldWrite:
+		case copier.StatusWouldWrite:
 			e.Action = migrate.ActionWrite
-		case migrate.StatusAlready:
+		case copier.StatusAlready:
 			e.Action = migrate.ActionSkip
 		default:
 			e.Action = migrate.ActionBlock
@@ -123,7 +124,7 @@ func kafkaGroupPlan(g Group) migrate.GroupPlan {
 // replanner decides a batch of a restore to Kafka again, by PlanRestore, from the re-check's
 // fresh read: the groups' liveness, Kafka state and commits, and their topics. Only the
 // partitions planned as writes are decided: those are the ones the batch may commit.
-func replanner(format Format, source Source, writes map[migrate.Key]Entry, opts Options) migrate.Replanner {
+func replanner(format Format, source Source, writes map[migrate.Key]Entry, opts Options) copier.Replanner {
 	return func(in migrate.Inputs) (map[string]migrate.GroupPlan, error) {
 		sub := File{Format: format, Source: source}
 		st := State{Groups: make(map[string]Current, len(in.Legacy)), Topics: in.Topics}

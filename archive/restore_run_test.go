@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -137,7 +138,7 @@ func TestRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := res.Plan.Counts()
-			if n[migrate.StatusWritten] != tc.written || n[migrate.StatusFailed]+n[migrate.StatusBlocked] != 0 || res.Plan.DryRun != !req.Execute {
+			if n[copier.StatusWritten] != tc.written || n[copier.StatusFailed]+n[copier.StatusBlocked] != 0 || res.Plan.DryRun != !req.Execute {
 				t.Fatalf("counts %v (dry run %t), want %d written", n, res.Plan.DryRun, tc.written)
 			}
 			st, err := kafka.Groups(context.Background(), []string{"g1"})

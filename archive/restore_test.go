@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 func entry(topic string, p int32, off *int64, expect *int64) Entry {
@@ -31,23 +32,23 @@ func TestPlanRestoreKafka(t *testing.T) {
 		e      Entry
 		st     State
 		force  bool
-		status migrate.PartitionStatus
+		status copier.PartitionStatus
 		reason string
 	}{
-		{"write over nothing", entry("t", 0, ptr[int64](10), nil), kafkaState(nil, "", 0), false, migrate.StatusWouldWrite, "Kafka has none: write 10"},
-		{"write backwards", entry("t", 0, ptr[int64](10), nil), kafkaState(map[int32]int64{0: 15}, "Empty", 0), false, migrate.StatusWouldWrite, "BACKWARDS by 5"},
-		{"already", entry("t", 0, ptr[int64](10), nil), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, migrate.StatusAlready, "already"},
-		{"topic missing", entry("gone", 0, ptr[int64](10), nil), kafkaState(nil, "", 0), false, migrate.StatusBlocked, "does not exist"},
-		{"partition missing", entry("t", 7, ptr[int64](10), nil), kafkaState(nil, "", 0), false, migrate.StatusBlocked, "no partition 7"},
-		{"below log start", entry("t", 0, ptr[int64](1), nil), kafkaState(nil, "", 0), false, migrate.StatusBlocked, "outside the partition's log [2, 100]"},
-		{"above log end", entry("t", 0, ptr[int64](101), nil), kafkaState(nil, "", 0), false, migrate.StatusBlocked, "outside"},
-		{"active group", entry("t", 0, ptr[int64](10), nil), kafkaState(nil, "Stable", 1), true, migrate.StatusBlocked, "kafka-group-active"},
-		{"backup puts the previous commit back", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, migrate.StatusWouldWrite, "write 5"},
-		{"backup: no commit before, none now", entry("t", 0, nil, ptr[int64](10)), kafkaState(nil, "", 0), false, migrate.StatusAlready, "no commit"},
-		{"backup: no commit before is not restorable", entry("t", 0, nil, ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, migrate.StatusBlocked, "not restorable"},
-		{"backup: the copy never committed", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 5}, "Empty", 0), false, migrate.StatusAlready, "already holds"},
-		{"backup: kafka moved since the copy", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), false, migrate.StatusBlocked, "moved since the copy"},
-		{"backup: kafka moved, forced", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), true, migrate.StatusWouldWrite, "BACKWARDS by 7"},
+		{"write over nothing", entry("t", 0, ptr[int64](10), nil), kafkaState(nil, "", 0), false, copier.StatusWouldWrite, "Kafka has none: write 10"},
+		{"write backwards", entry("t", 0, ptr[int64](10), nil), kafkaState(map[int32]int64{0: 15}, "Empty", 0), false, copier.StatusWouldWrite, "BACKWARDS by 5"},
+		{"already", entry("t", 0, ptr[int64](10), nil), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, copier.StatusAlready, "already"},
+		{"topic missing", entry("gone", 0, ptr[int64](10), nil), kafkaState(nil, "", 0), false, copier.StatusBlocked, "does not exist"},
+		{"partition missing", entry("t", 7, ptr[int64](10), nil), kafkaState(nil, "", 0), false, copier.StatusBlocked, "no partition 7"},
+		{"below log start", entry("t", 0, ptr[int64](1), nil), kafkaState(nil, "", 0), false, copier.StatusBlocked, "outside the partition's log [2, 100]"},
+		{"above log end", entry("t", 0, ptr[int64](101), nil), kafkaState(nil, "", 0), false, copier.StatusBlocked, "outside"},
+		{"active group", entry("t", 0, ptr[int64](10), nil), kafkaState(nil, "Stable", 1), true, copier.StatusBlocked, "kafka-group-active"},
+		{"backup puts the previous commit back", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, copier.StatusWouldWrite, "write 5"},
+		{"backup: no commit before, none now", entry("t", 0, nil, ptr[int64](10)), kafkaState(nil, "", 0), false, copier.StatusAlready, "no commit"},
+		{"backup: no commit before is not restorable", entry("t", 0, nil, ptr[int64](10)), kafkaState(map[int32]int64{0: 10}, "Empty", 0), false, copier.StatusBlocked, "not restorable"},
+		{"backup: the copy never committed", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 5}, "Empty", 0), false, copier.StatusAlready, "already holds"},
+		{"backup: kafka moved since the copy", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), false, copier.StatusBlocked, "moved since the copy"},
+		{"backup: kafka moved, forced", entry("t", 0, ptr[int64](5), ptr[int64](10)), kafkaState(map[int32]int64{0: 12}, "Empty", 0), true, copier.StatusWouldWrite, "BACKWARDS by 7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,12 +73,12 @@ func TestPlanRestoreLiveLegacyConsumers(t *testing.T) {
 	for _, tc := range []struct {
 		to     Target
 		force  bool
-		status migrate.PartitionStatus
+		status copier.PartitionStatus
 	}{
-		{TargetKafka, false, migrate.StatusBlocked},
-		{TargetKafka, true, migrate.StatusBlocked}, // --force is for ZooKeeper only
-		{TargetZK, false, migrate.StatusBlocked},
-		{TargetZK, true, migrate.StatusWouldWrite},
+		{TargetKafka, false, copier.StatusBlocked},
+		{TargetKafka, true, copier.StatusBlocked}, // --force is for ZooKeeper only
+		{TargetZK, false, copier.StatusBlocked},
+		{TargetZK, true, copier.StatusWouldWrite},
 	} {
 		st := kafkaState(nil, "", 0)
 		st.Groups["g"] = Current{LiveConsumers: []string{"ids/c1"}}
@@ -103,9 +104,9 @@ func TestPlanRestoreZK(t *testing.T) {
 	}
 	items := p.Groups[0].Items
 	want := []struct {
-		status migrate.PartitionStatus
+		status copier.PartitionStatus
 		reason string
-	}{{migrate.StatusAlready, "already"}, {migrate.StatusWouldWrite, "replaces an invalid znode"}, {migrate.StatusWouldWrite, "ZooKeeper has none"}}
+	}{{copier.StatusAlready, "already"}, {copier.StatusWouldWrite, "replaces an invalid znode"}, {copier.StatusWouldWrite, "ZooKeeper has none"}}
 	for i, w := range want {
 		if items[i].Status != w.status || !strings.Contains(items[i].Reason, w.reason) {
 			t.Errorf("item %d: %s %q, want %s %q", i, items[i].Status, items[i].Reason, w.status, w.reason)
@@ -114,7 +115,7 @@ func TestPlanRestoreZK(t *testing.T) {
 	if items[1].CurrentInvalid == "" || items[1].CurrentZnode != "/consumers/g/offsets/t/1" {
 		t.Errorf("invalid znode not recorded: %+v", items[1])
 	}
-	if c := p.Counts(); c[migrate.StatusWouldWrite] != 2 || c[migrate.StatusAlready] != 1 {
+	if c := p.Counts(); c[copier.StatusWouldWrite] != 2 || c[copier.StatusAlready] != 1 {
 		t.Errorf("counts %v", c)
 	}
 }
@@ -124,10 +125,10 @@ func TestPlanRestoreZKNames(t *testing.T) {
 	st := State{Groups: map[string]Current{"a/b": {}}, Topics: map[string]migrate.TopicInfo{"t": {Exists: true,
 		Partitions: map[int32]migrate.PartitionRange{0: {LogEnd: 5}}}}}
 	p, err := PlanRestore(f, TargetZK, st, Options{})
-	if err != nil || p.Groups[0].Items[0].Status != migrate.StatusBlocked || !strings.Contains(p.Groups[0].Items[0].Reason, "znode name") {
+	if err != nil || p.Groups[0].Items[0].Status != copier.StatusBlocked || !strings.Contains(p.Groups[0].Items[0].Reason, "znode name") {
 		t.Fatalf("zk: %+v %v", p, err)
 	}
-	if p, err := PlanRestore(f, TargetKafka, st, Options{}); err != nil || p.Groups[0].Items[0].Status != migrate.StatusWouldWrite {
+	if p, err := PlanRestore(f, TargetKafka, st, Options{}); err != nil || p.Groups[0].Items[0].Status != copier.StatusWouldWrite {
 		t.Fatalf("kafka: a '/' is a fine group name there: %+v %v", p, err)
 	}
 }
@@ -180,18 +181,18 @@ func TestPlanRestoreZKPaddedNames(t *testing.T) {
 		name, group, topic string
 		zk                 []migrate.LegacyOffset
 		force              bool
-		status             migrate.PartitionStatus
+		status             copier.PartitionStatus
 		reason             string
 	}{
-		{"new znode, padded topic", "g", " t", nil, false, migrate.StatusBlocked, `topic " t": a name with spaces around it`},
-		{"new znode, non-breaking space", "g", "t\u00a0", nil, false, migrate.StatusBlocked, "spaces around it"},
-		{"new znode, padded group", "g ", "t", nil, false, migrate.StatusBlocked, `group "g " topic "t"`},
-		{"new znode, forced", "g", " t", nil, true, migrate.StatusWouldWrite, "ZooKeeper has none"},
-		{"existing znode", "g", " t", existing, false, migrate.StatusWouldWrite, "write 5"},
-		{"known padded group, new partition", "g ", "t", paddedGroup, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
-		{"known padded topic, new partition", "g", " t", []migrate.LegacyOffset{{Topic: " t", Partition: 7, Offset: 1}}, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
-		{"known group, new padded topic", "g", " t", paddedGroup, false, migrate.StatusBlocked, "does not have"},
-		{"plain names", "g", "t", nil, false, migrate.StatusWouldWrite, "ZooKeeper has none"},
+		{"new znode, padded topic", "g", " t", nil, false, copier.StatusBlocked, `topic " t": a name with spaces around it`},
+		{"new znode, non-breaking space", "g", "t\u00a0", nil, false, copier.StatusBlocked, "spaces around it"},
+		{"new znode, padded group", "g ", "t", nil, false, copier.StatusBlocked, `group "g " topic "t"`},
+		{"new znode, forced", "g", " t", nil, true, copier.StatusWouldWrite, "ZooKeeper has none"},
+		{"existing znode", "g", " t", existing, false, copier.StatusWouldWrite, "write 5"},
+		{"known padded group, new partition", "g ", "t", paddedGroup, false, copier.StatusWouldWrite, "ZooKeeper has none"},
+		{"known padded topic, new partition", "g", " t", []migrate.LegacyOffset{{Topic: " t", Partition: 7, Offset: 1}}, false, copier.StatusWouldWrite, "ZooKeeper has none"},
+		{"known group, new padded topic", "g", " t", paddedGroup, false, copier.StatusBlocked, "does not have"},
+		{"plain names", "g", "t", nil, false, copier.StatusWouldWrite, "ZooKeeper has none"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

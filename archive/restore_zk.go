@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // restoreZK saves the znodes about to be overwritten as an export document, then writes each
@@ -21,7 +22,7 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.Legacy
 	for _, g := range plan.Groups {
 		for _, it := range g.Items {
 			switch {
-			case it.Status != migrate.StatusWouldWrite:
+			case it.Status != copier.StatusWouldWrite:
 			case it.CurrentInvalid != "":
 				old.Invalid = append(old.Invalid, Invalid{Group: g.Group, Topic: it.Topic, Partition: it.Partition, Znode: it.CurrentZnode, Reason: it.CurrentInvalid})
 			case it.Current != nil:
@@ -32,7 +33,7 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.Legacy
 		}
 	}
 	if err := CreateFile(backupPath, func(f io.Writer) error { return WriteJSON(f, old) }); err != nil {
-		settle(plan, migrate.StatusFailed, "not written: the backup file could not be created")
+		settle(plan, copier.StatusFailed, "not written: the backup file could not be created")
 		return fmt.Errorf("backup of the ZooKeeper offsets: %w: nothing was written", err)
 	}
 	var (
@@ -42,7 +43,7 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.Legacy
 	groups := forWrites(plan, func(g *Group) {
 		offsets := map[migrate.TopicPartition]int64{}
 		for _, it := range g.Items {
-			if it.Status == migrate.StatusWouldWrite {
+			if it.Status == copier.StatusWouldWrite {
 				offsets[migrate.TopicPartition{Topic: it.Topic, Partition: it.Partition}] = *it.Offset
 			}
 		}
@@ -55,7 +56,7 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.Legacy
 	})
 	now, err := readExisting(ctx, legacy, groups)
 	if err != nil {
-		settle(plan, migrate.StatusFailed, "written, but the read-back failed")
+		settle(plan, copier.StatusFailed, "written, but the read-back failed")
 		return fmt.Errorf("read back the restored offsets: %w", err)
 	}
 	for i := range plan.Groups {
@@ -80,25 +81,25 @@ func restoreZK(ctx context.Context, legacy migrate.LegacyStore, w migrate.Legacy
 func readBack(g *Group, get func(migrate.TopicPartition) (int64, bool)) {
 	for j := range g.Items {
 		it := &g.Items[j]
-		if it.Status != migrate.StatusWouldWrite {
+		if it.Status != copier.StatusWouldWrite {
 			continue
 		}
 		v, ok := get(migrate.TopicPartition{Topic: it.Topic, Partition: it.Partition})
 		switch {
 		case !ok:
-			it.Status, it.Reason = migrate.StatusFailed, "read back: nothing there"
+			it.Status, it.Reason = copier.StatusFailed, "read back: nothing there"
 		case v != *it.Offset:
 			it.ReadBack = &v
-			it.Status, it.Reason = migrate.StatusFailed, fmt.Sprintf("read back %d, expected %d", v, *it.Offset)
+			it.Status, it.Reason = copier.StatusFailed, fmt.Sprintf("read back %d, expected %d", v, *it.Offset)
 		default:
 			it.ReadBack = &v
-			it.Status = migrate.StatusWritten
+			it.Status = copier.StatusWritten
 		}
 	}
 }
 
 // restoreParallel bounds the groups written at once, as copy's --parallel default.
-const restoreParallel = migrate.DefaultParallel
+const restoreParallel = copier.DefaultParallel
 
 // forWrites calls write for every group with a partition to write, restoreParallel at a time
 // (each call owns its group's items), and returns those groups' names in plan order.
@@ -110,7 +111,7 @@ func forWrites(plan *Plan, write func(*Group)) []string {
 	sem := make(chan struct{}, restoreParallel)
 	for i := range plan.Groups {
 		g := &plan.Groups[i]
-		if !slices.ContainsFunc(g.Items, func(it Item) bool { return it.Status == migrate.StatusWouldWrite }) {
+		if !slices.ContainsFunc(g.Items, func(it Item) bool { return it.Status == copier.StatusWouldWrite }) {
 			continue
 		}
 		groups = append(groups, g.Group)

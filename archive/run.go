@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // RestoreRequest is one restore: the file, what of it to restore, where, and the stores.
@@ -90,7 +91,7 @@ func (r RestoreRequest) checkStores() error {
 }
 
 // Restore reads the file whole and strictly, plans it against what the stores hold now and,
-// with Execute, writes it. A restore to Kafka runs through copy's executor (migrate.Copier):
+// with Execute, writes it. A restore to Kafka runs through copy's executor (copier.Copier):
 // a backup of what each batch overwrites first, the gates (live legacy consumers, an active
 // Kafka group) and the restore's own rules read again just before each batch is committed,
 // every commit read back. A restore to ZooKeeper backs up the znodes as an export document,
@@ -153,7 +154,7 @@ func Restore(ctx context.Context, req RestoreRequest) (*RestoreResult, error) {
 		}
 	}
 	res := &RestoreResult{Plan: plan}
-	if !req.Execute || plan.Counts()[migrate.StatusWouldWrite] == 0 {
+	if !req.Execute || plan.Counts()[copier.StatusWouldWrite] == 0 {
 		return res, nil
 	}
 	res.Backup = req.Backup
@@ -238,10 +239,10 @@ func readExisting(ctx context.Context, legacy migrate.LegacyStore, groups []stri
 }
 
 // settle moves every partition still would-write to status to.
-func settle(plan *Plan, to migrate.PartitionStatus, reason string) {
+func settle(plan *Plan, to copier.PartitionStatus, reason string) {
 	for i := range plan.Groups {
 		for j := range plan.Groups[i].Items {
-			if it := &plan.Groups[i].Items[j]; it.Status == migrate.StatusWouldWrite {
+			if it := &plan.Groups[i].Items[j]; it.Status == copier.StatusWouldWrite {
 				it.Status, it.Reason = to, reason
 			}
 		}

@@ -12,11 +12,12 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
-// BenchmarkCopy measures `migrate copy --execute` (migrate.Copier over the real adapters, CLI
+// BenchmarkCopy measures `migrate copy --execute` (copier.Copier over the real adapters, CLI
 // defaults: 128 groups per batch, 16 in parallel, backup file, re-check and read-back; "copy" with
 // the default full re-check, "copy-gates" with --recheck=gates) against a naive writer that
 // sends one OffsetCommit per partition.
@@ -114,16 +115,16 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 			plan := readPlan(b, ctx, legacy, kafka)
 			checkAllWrites(b, plan, n)
 			iter++
-			backup, err := migrate.CreateBackup(filepath.Join(dir, fmt.Sprintf("backup-%d.jsonl", iter)), plan.Fingerprint, time.Now())
+			backup, err := copier.CreateBackup(filepath.Join(dir, fmt.Sprintf("backup-%d.jsonl", iter)), plan.Fingerprint, time.Now())
 			if err != nil {
 				b.Fatal(err)
 			}
-			copier := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup,
-				Metadata: metadata, BatchGroups: 128, Parallel: migrate.DefaultParallel, GatesOnly: gatesOnly}
+			executor := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup,
+				Metadata: metadata, BatchGroups: 128, Parallel: copier.DefaultParallel, GatesOnly: gatesOnly}
 			runtime.GC() // start each copy from a clean heap, as the CLI does
 			b.StartTimer()
 
-			res, err := migratetest.RunCopier(ctx, copier, plan, true)
+			res, err := migratetest.RunCopier(ctx, executor, plan, true)
 
 			b.StopTimer()
 			if err != nil {
@@ -132,7 +133,7 @@ func benchCopyRun(b *testing.B, name string, n int, gatesOnly bool, sc sarama.Cl
 			if err := backup.Close(); err != nil {
 				b.Fatal(err)
 			}
-			if c := res.Counts(); c[migrate.StatusWritten] != n {
+			if c := res.Counts(); c[copier.StatusWritten] != n {
 				b.Fatalf("copy: %v, want %d written and read back", c, n)
 			}
 			b.StartTimer()

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 type copyOptions struct {
@@ -81,7 +82,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.StringVar(&o.backup, "backup", "", "backup file to create before writing (default zk2kafka-backup-<time>.jsonl)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.IntVar(&o.batchGroups, "batch-groups", 128, "groups re-checked and written together")
-	f.IntVar(&o.parallel, "parallel", migrate.DefaultParallel, "groups committed at once")
+	f.IntVar(&o.parallel, "parallel", copier.DefaultParallel, "groups committed at once")
 	f.IntVar(&o.chunkGroups, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	f.StringVar(&o.recheck, "recheck", "full", "what is read again before each batch: full (liveness, the ZooKeeper offsets being copied, "+
 		"Kafka state) or gates (liveness and Kafka state only; the ZooKeeper offsets as compared when the copy started)")
@@ -141,8 +142,8 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 	job.Metadata = func(_ string, e migrate.Entry) string {
 		return migrate.Provenance{Version: d.build.Version, Mtime: e.Mtime, Adjust: adjust}.String()
 	}
-	run, err := migrate.Copy(ctx, job)
-	if errors.Is(err, migrate.ErrDrift) {
+	run, err := copier.Copy(ctx, job)
+	if errors.Is(err, copier.ErrDrift) {
 		return &exitError{code: ExitUnsafe, err: err}
 	}
 	if err != nil {
@@ -186,12 +187,12 @@ func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) err
 }
 
 // job is the copy the options ask for, over the opened stores.
-func (o *copyOptions) job(d *deps, g *globalOptions, src *legacy.Source, kafka migrate.KafkaStore, bar *progress) migrate.CopyJob {
+func (o *copyOptions) job(d *deps, g *globalOptions, src *legacy.Source, kafka migrate.KafkaStore, bar *progress) copier.Job {
 	what := "copy: planning: reading ZooKeeper"
 	if o.planFile != "" {
 		what = "copy: checking the plan: reading ZooKeeper"
 	}
-	return migrate.CopyJob{
+	return copier.Job{
 		Legacy: src.Store, LegacyIdentity: src.Identity, LegacyStopped: g.legacyStopped, Kafka: kafka,
 		PlanFile: o.planFile, Replan: o.replan, Force: o.force,
 		Filter: o.filter, Policy: o.policy, ChunkGroups: o.chunkGroups, ReadProgress: bar.reads(what),
@@ -201,34 +202,34 @@ func (o *copyOptions) job(d *deps, g *globalOptions, src *legacy.Source, kafka m
 }
 
 // copyLine is copy's closing line on stderr.
-func copyLine(n map[migrate.PartitionStatus]int, stats *migrate.PlanStats, dryRun bool, took string) string {
+func copyLine(n map[copier.PartitionStatus]int, stats *copier.PlanStats, dryRun bool, took string) string {
 	if dryRun {
 		return fmt.Sprintf("copy (dry run): %s offsets in %s groups would be written, %s already equal, %s blocked at re-check; checked in %s",
-			thousands(int64(n[migrate.StatusWouldWrite])), thousands(int64(stats.WriteGroups)), thousands(int64(n[migrate.StatusAlready])),
-			thousands(int64(n[migrate.StatusBlocked])), took)
+			thousands(int64(n[copier.StatusWouldWrite])), thousands(int64(stats.WriteGroups)), thousands(int64(n[copier.StatusAlready])),
+			thousands(int64(n[copier.StatusBlocked])), took)
 	}
 	return fmt.Sprintf("copy: %s offsets in %s groups written and read back in %s; %s already equal, %s blocked at re-check, %s failed",
-		thousands(int64(n[migrate.StatusWritten])), thousands(int64(stats.WriteGroups)), took, thousands(int64(n[migrate.StatusAlready])),
-		thousands(int64(n[migrate.StatusBlocked])), thousands(int64(n[migrate.StatusFailed])))
+		thousands(int64(n[copier.StatusWritten])), thousands(int64(stats.WriteGroups)), took, thousands(int64(n[copier.StatusAlready])),
+		thousands(int64(n[copier.StatusBlocked])), thousands(int64(n[copier.StatusFailed])))
 }
 
 // copyExit maps a copy's outcome to the exit codes of --help.
-func copyExit(stats *migrate.PlanStats, n map[migrate.PartitionStatus]int, runErr error) error {
+func copyExit(stats *copier.PlanStats, n map[copier.PartitionStatus]int, runErr error) error {
 	switch {
 	case runErr != nil:
 		return runErr
-	case n[migrate.StatusFailed] > 0:
-		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
-	case n[migrate.StatusBlocked] > 0 || !stats.Safe():
+	case n[copier.StatusFailed] > 0:
+		return fmt.Errorf("%d partition(s) failed (see above)", n[copier.StatusFailed])
+	case n[copier.StatusBlocked] > 0 || !stats.Safe():
 		return unsafe("%d partition(s) blocked by the plan, %d by the re-check before writing%s",
-			stats.Summary.ByAction[migrate.ActionBlock], n[migrate.StatusBlocked], blockedByPlan(stats))
+			stats.Summary.ByAction[migrate.ActionBlock], n[copier.StatusBlocked], blockedByPlan(stats))
 	}
 	return nil
 }
 
 // blockedByPlan names the partitions the plan blocked and why: the copy table shows only the
 // planned writes, and "1 partition(s) blocked" alone leaves the operator to guess which.
-func blockedByPlan(stats *migrate.PlanStats) string {
+func blockedByPlan(stats *copier.PlanStats) string {
 	lines := stats.Blocked
 	if n := stats.Summary.ByAction[migrate.ActionBlock]; n > len(lines) {
 		lines = append(slices.Clip(lines), fmt.Sprintf("... and %d more", n-len(lines)))
@@ -239,7 +240,7 @@ func blockedByPlan(stats *migrate.PlanStats) string {
 	return ":\n  " + strings.Join(lines, "\n  ")
 }
 
-func warnRetention(d *deps, stats *migrate.PlanStats) {
+func warnRetention(d *deps, stats *copier.PlanStats) {
 	if stats.Head.Retention > 0 && stats.Summary.ByAction[migrate.ActionWrite] > 0 {
 		d.logger.Warn("copied offsets of an empty group expire this long after the commit unless consumers commit: copy close to the cutover, or run dual-commit",
 			"offsets.retention", time.Duration(stats.Head.Retention))

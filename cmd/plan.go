@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 type planOptions struct {
@@ -149,13 +150,13 @@ type planSink struct {
 	out     *planRenderer
 	bar     *progress // cleared before each write: the output may be the same terminal
 	path    string
-	file    *migrate.PlanFileWriter
+	file    *planfile.Writer
 	fileErr error
 }
 
 func (s *planSink) Head(p migrate.Plan) error {
 	if s.path != "" {
-		s.file, s.fileErr = migrate.CreatePlanFile(s.path, p)
+		s.file, s.fileErr = planfile.Create(s.path, p)
 	}
 	return s.out.Head(p)
 }

@@ -7,15 +7,16 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // copyJSON is the --output json document of copy.
 type copyJSON struct {
-	SchemaVersion int                             `json:"schema_version"`
-	Fingerprint   string                          `json:"plan_fingerprint"`
-	Result        migrate.CopyResult              `json:"result"`
-	Counts        map[migrate.PartitionStatus]int `json:"counts"`
-	PlanSummary   migrate.Summary                 `json:"plan_summary"`
+	SchemaVersion int                            `json:"schema_version"`
+	Fingerprint   string                         `json:"plan_fingerprint"`
+	Result        copier.Result                  `json:"result"`
+	Counts        map[copier.PartitionStatus]int `json:"counts"`
+	PlanSummary   migrate.Summary                `json:"plan_summary"`
 }
 
 // copyRenderer writes a copy's results as each group's batch completes: JSON is the document
@@ -24,9 +25,9 @@ type copyJSON struct {
 type copyRenderer struct {
 	w      io.Writer
 	format string
-	stats  *migrate.PlanStats
+	stats  *copier.PlanStats
 	dryRun bool
-	counts map[migrate.PartitionStatus]int
+	counts map[copier.PartitionStatus]int
 	json   *migrate.GroupsEncoder
 	table  *tablewriter.Table
 	rows   int
@@ -35,8 +36,8 @@ type copyRenderer struct {
 // tableRows bounds the rows a table holds before it is written.
 const tableRows = 10000
 
-func newCopyRenderer(w io.Writer, format string, stats *migrate.PlanStats, dryRun bool) (*copyRenderer, error) {
-	r := &copyRenderer{w: w, format: format, stats: stats, dryRun: dryRun, counts: map[migrate.PartitionStatus]int{}}
+func newCopyRenderer(w io.Writer, format string, stats *copier.PlanStats, dryRun bool) (*copyRenderer, error) {
+	r := &copyRenderer{w: w, format: format, stats: stats, dryRun: dryRun, counts: map[copier.PartitionStatus]int{}}
 	if format == "json" {
 		r.json = migrate.NewGroupsEncoder(w, 2)
 		r.json.NullWhenEmpty() // the result's groups were a nil slice when nothing was planned
@@ -47,11 +48,11 @@ func newCopyRenderer(w io.Writer, format string, stats *migrate.PlanStats, dryRu
 
 func (r *copyRenderer) doc() copyJSON {
 	return copyJSON{SchemaVersion: 1, Fingerprint: r.stats.Head.Fingerprint, Counts: r.counts, PlanSummary: r.stats.Summary,
-		Result: migrate.CopyResult{DryRun: r.dryRun, Groups: []migrate.GroupResult{}}}
+		Result: copier.Result{DryRun: r.dryRun, Groups: []copier.GroupResult{}}}
 }
 
 // group writes one group's results.
-func (r *copyRenderer) group(g migrate.GroupResult) error {
+func (r *copyRenderer) group(g copier.GroupResult) error {
 	for _, p := range g.Partitions {
 		r.counts[p.Status]++
 	}
@@ -59,7 +60,7 @@ func (r *copyRenderer) group(g migrate.GroupResult) error {
 		return r.json.Element(g)
 	}
 	for _, p := range g.Partitions {
-		if p.Status == migrate.StatusWritten && r.stats.WriteGroups > 20 {
+		if p.Status == copier.StatusWritten && r.stats.WriteGroups > 20 {
 			continue // a big copy lists only what needs a look; the counts say the rest
 		}
 		if r.table == nil {
@@ -102,7 +103,7 @@ func (r *copyRenderer) end() error {
 		verb = "Dry run (nothing written; pass --execute to write)"
 	}
 	_, err := fmt.Fprintf(r.w, "\n%s: %d written and read back, %d would be written, %d already equal, %d blocked at re-check, %d failed; the plan skipped %d and blocked %d.\n",
-		verb, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready], n[migrate.StatusBlocked], n[migrate.StatusFailed],
+		verb, n[copier.StatusWritten], n[copier.StatusWouldWrite], n[copier.StatusAlready], n[copier.StatusBlocked], n[copier.StatusFailed],
 		s.ByAction[migrate.ActionSkip], s.ByAction[migrate.ActionBlock])
 	return err
 }

@@ -9,16 +9,16 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/zk2kafka/zk2kafka/archive"
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // restoreJSON is the --output json document of restore.
 type restoreJSON struct {
-	SchemaVersion int                             `json:"schema_version"`
-	File          string                          `json:"file"`
-	Backup        string                          `json:"backup,omitempty"`
-	Plan          archive.Plan                    `json:"restore"`
-	Counts        map[migrate.PartitionStatus]int `json:"counts"`
+	SchemaVersion int                            `json:"schema_version"`
+	File          string                         `json:"file"`
+	Backup        string                         `json:"backup,omitempty"`
+	Plan          archive.Plan                   `json:"restore"`
+	Counts        map[copier.PartitionStatus]int `json:"counts"`
 }
 
 // renderRestore writes the restore's outcome. The table lists what the restore changes or
@@ -35,11 +35,11 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan, all
 	rows, unlisted := 0, 0
 	for _, g := range p.Groups {
 		for _, it := range g.Items {
-			if !all && it.Status == migrate.StatusAlready {
+			if !all && it.Status == copier.StatusAlready {
 				unlisted++
 				continue // a restore of a whole export lists the few partitions it changes
 			}
-			if !all && it.Status == migrate.StatusWritten && len(p.Groups) > 20 {
+			if !all && it.Status == copier.StatusWritten && len(p.Groups) > 20 {
 				continue // a big restore lists only what needs a look; the counts say the rest
 			}
 			cur := opt(it.Current)
@@ -73,8 +73,8 @@ func renderRestore(w io.Writer, format, file, backup string, p archive.Plan, all
 		source = fmt.Sprintf(", %s offsets", p.Source)
 	}
 	fmt.Fprintf(&b, "\n%s to %s from %s (%s%s): %d written and read back, %d would be written, %d already equal, %d blocked, %d failed.\n",
-		verb, p.Target, file, p.Format, source, n[migrate.StatusWritten], n[migrate.StatusWouldWrite], n[migrate.StatusAlready],
-		n[migrate.StatusBlocked], n[migrate.StatusFailed])
+		verb, p.Target, file, p.Format, source, n[copier.StatusWritten], n[copier.StatusWouldWrite], n[copier.StatusAlready],
+		n[copier.StatusBlocked], n[copier.StatusFailed])
 	if unlisted > 0 {
 		fmt.Fprintf(&b, "%d partition(s) unchanged: %s already holds the file's offset (not listed; --all lists every partition).\n",
 			unlisted, storeName(p.Target))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zk2kafka/zk2kafka/archive"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 type restoreOptions struct {
@@ -171,10 +172,10 @@ func restoreExit(plan archive.Plan, runErr error) error {
 	switch {
 	case runErr != nil:
 		return runErr
-	case n[migrate.StatusFailed] > 0:
-		return fmt.Errorf("%d partition(s) failed (see above)", n[migrate.StatusFailed])
-	case n[migrate.StatusBlocked] > 0:
-		return unsafe("%d partition(s) blocked or not restorable (see the reasons above)", n[migrate.StatusBlocked])
+	case n[copier.StatusFailed] > 0:
+		return fmt.Errorf("%d partition(s) failed (see above)", n[copier.StatusFailed])
+	case n[copier.StatusBlocked] > 0:
+		return unsafe("%d partition(s) blocked or not restorable (see the reasons above)", n[copier.StatusBlocked])
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/archive"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -36,9 +37,9 @@ func kafkaOffsets(t *testing.T, s writableStores, group string) map[string]int64
 }
 
 type restoreDoc struct {
-	Backup string                          `json:"backup"`
-	Plan   archive.Plan                    `json:"restore"`
-	Counts map[migrate.PartitionStatus]int `json:"counts"`
+	Backup string                         `json:"backup"`
+	Plan   archive.Plan                   `json:"restore"`
+	Counts map[copier.PartitionStatus]int `json:"counts"`
 }
 
 func restoreRun(t *testing.T, s writableStores, wantCode int, args ...string) restoreDoc {
@@ -65,12 +66,12 @@ func TestRestoreKafkaThenUndo(t *testing.T) {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
 	d := restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp)
-	if d.Counts[migrate.StatusWouldWrite] != 3 || !d.Plan.DryRun || len(s.kafka.Commits()) != 0 {
+	if d.Counts[copier.StatusWouldWrite] != 3 || !d.Plan.DryRun || len(s.kafka.Commits()) != 0 {
 		t.Fatalf("dry run: %+v, %d commits", d.Counts, len(s.kafka.Commits()))
 	}
 	backup := filepath.Join(dir, "backup.jsonl")
 	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp, "--execute", "--backup", backup)
-	if d.Counts[migrate.StatusWritten] != 3 || d.Backup != backup {
+	if d.Counts[copier.StatusWritten] != 3 || d.Backup != backup {
 		t.Fatalf("execute: %+v", d)
 	}
 	if got := kafkaOffsets(t, s, "g1"); got["t/0"] != 10 || got["t/1"] != 20 {
@@ -82,7 +83,7 @@ func TestRestoreKafkaThenUndo(t *testing.T) {
 		}
 	}
 	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", exp, "--execute", "--backup", filepath.Join(dir, "b2.jsonl"))
-	if d.Counts[migrate.StatusAlready] != 3 || len(d.Counts) != 1 || d.Backup != "" {
+	if d.Counts[copier.StatusAlready] != 3 || len(d.Counts) != 1 || d.Backup != "" {
 		t.Fatalf("re-run: %+v", d)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b2.jsonl")); err == nil {
@@ -90,7 +91,7 @@ func TestRestoreKafkaThenUndo(t *testing.T) {
 	}
 
 	d = restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", backup, "--execute", "--backup", filepath.Join(dir, "b3.jsonl"))
-	if d.Counts[migrate.StatusWritten] != 1 || d.Counts[migrate.StatusBlocked] != 2 || d.Plan.Format != archive.FormatBackup {
+	if d.Counts[copier.StatusWritten] != 1 || d.Counts[copier.StatusBlocked] != 2 || d.Plan.Format != archive.FormatBackup {
 		t.Fatalf("undo: %+v", d)
 	}
 	if got := kafkaOffsets(t, s, "g1"); got["t/1"] != 30 || got["t/0"] != 10 {
@@ -107,11 +108,11 @@ func TestRestoreBackupMovedSinceCopy(t *testing.T) {
 {"group":"g1","topic":"t","partition":1,"kafka_before":25,"target":28}
 `)
 	d := restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", backup, "--execute")
-	if it := d.Plan.Groups[0].Items[0]; it.Status != migrate.StatusBlocked || !strings.Contains(it.Reason, "moved since the copy") || len(s.kafka.Commits()) != 0 {
+	if it := d.Plan.Groups[0].Items[0]; it.Status != copier.StatusBlocked || !strings.Contains(it.Reason, "moved since the copy") || len(s.kafka.Commits()) != 0 {
 		t.Fatalf("moved: %+v", it)
 	}
 	d = restoreRun(t, s, ExitOK, "--to", "kafka", "--file", backup, "--execute", "--force", "--backup", filepath.Join(t.TempDir(), "b"))
-	if got := kafkaOffsets(t, s, "g1"); got["t/1"] != 25 || d.Counts[migrate.StatusWritten] != 1 {
+	if got := kafkaOffsets(t, s, "g1"); got["t/1"] != 25 || d.Counts[copier.StatusWritten] != 1 {
 		t.Fatalf("forced: %v %+v", got, d.Counts)
 	}
 	if _, errOut, code := runWith(t, s, nil, "restore", "--to", "zk", "--file", backup); code != ExitError || !strings.Contains(errOut, "--to kafka") {
@@ -123,18 +124,18 @@ func TestRestoreZK(t *testing.T) {
 	s := writableFixture()
 	csv := writeFile(t, "r.csv", "g1,t,0,15\ng9,t,0,3\n")
 	d := restoreRun(t, s, ExitOK, "--to", "zk", "--file", csv)
-	if d.Counts[migrate.StatusWouldWrite] != 2 || s.legacy.writeCount() != 0 {
+	if d.Counts[copier.StatusWouldWrite] != 2 || s.legacy.writeCount() != 0 {
 		t.Fatalf("dry run: %+v", d.Counts)
 	}
 	s.legacy.SetGroup(migrate.LegacyGroup{Group: "g1", LiveConsumers: []string{"ids/c"},
 		Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 10, Path: "/consumers/g1/offsets/t/0"}}})
 	d = restoreRun(t, s, ExitUnsafe, "--to", "zk", "--file", csv, "--execute", "--backup", filepath.Join(t.TempDir(), "x.json"))
-	if d.Counts[migrate.StatusBlocked] != 1 || d.Counts[migrate.StatusWritten] != 1 {
+	if d.Counts[copier.StatusBlocked] != 1 || d.Counts[copier.StatusWritten] != 1 {
 		t.Fatalf("live consumers: %+v", d.Counts)
 	}
 	backup := filepath.Join(t.TempDir(), "zk-before.json")
 	d = restoreRun(t, s, ExitOK, "--to", "zk", "--file", csv, "--execute", "--force", "--backup", backup)
-	if d.Counts[migrate.StatusWritten] != 1 || d.Counts[migrate.StatusAlready] != 1 {
+	if d.Counts[copier.StatusWritten] != 1 || d.Counts[copier.StatusAlready] != 1 {
 		t.Fatalf("forced: %+v", d.Counts)
 	}
 	data, err := os.ReadFile(backup)
@@ -166,7 +167,7 @@ func TestRestoreSingleGroupCSV(t *testing.T) {
 	s := writableFixture()
 	csv := writeFile(t, "reset.csv", "t,0,15\nt,1,20\n")
 	d := restoreRun(t, s, ExitOK, "--to", "kafka", "--group", "g1", "--file", csv, "--execute", "--backup", filepath.Join(t.TempDir(), "b"))
-	if d.Counts[migrate.StatusWritten] != 2 || len(d.Plan.Groups) != 1 || d.Plan.Groups[0].Group != "g1" {
+	if d.Counts[copier.StatusWritten] != 2 || len(d.Plan.Groups) != 1 || d.Plan.Groups[0].Group != "g1" {
 		t.Fatalf("restore: %+v", d)
 	}
 	if got := kafkaOffsets(t, s, "g1"); got["t/0"] != 15 || got["t/1"] != 20 {
@@ -224,7 +225,7 @@ func TestRestoreListsWhatChanges(t *testing.T) {
 		t.Errorf("--all: %d rows, want 53\n%s", len(rows), out)
 	}
 	d := restoreRun(t, s, ExitUnsafe, "--to", "kafka", "--file", csv)
-	if n := len(d.Plan.Groups[0].Items); n != 53 || d.Counts[migrate.StatusAlready] != 51 {
+	if n := len(d.Plan.Groups[0].Items); n != 53 || d.Counts[copier.StatusAlready] != 51 {
 		t.Errorf("JSON: %d items, counts %v; want all 53", n, d.Counts)
 	}
 }

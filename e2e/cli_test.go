@@ -14,6 +14,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/cmd"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // The command line as the tests drive it, and the files and documents it produces.
@@ -92,10 +93,10 @@ func (d planDoc) groupPlan(t *testing.T, g string) migrate.GroupPlan {
 
 // copyDoc is copy --output json.
 type copyDoc struct {
-	Fingerprint string                          `json:"plan_fingerprint"`
-	Result      migrate.CopyResult              `json:"result"`
-	Counts      map[migrate.PartitionStatus]int `json:"counts"`
-	PlanSummary migrate.Summary                 `json:"plan_summary"`
+	Fingerprint string                         `json:"plan_fingerprint"`
+	Result      copier.Result                  `json:"result"`
+	Counts      map[copier.PartitionStatus]int `json:"counts"`
+	PlanSummary migrate.Summary                `json:"plan_summary"`
 }
 
 // savePlan runs plan --out and returns the plan file's path; the plan must be safe.
@@ -109,10 +110,10 @@ func (e *env) savePlan() string {
 // file is a fresh path in the test's folder.
 func (e *env) file(name string) string { return filepath.Join(e.dir, stacktest.Name(e.t, name)) }
 
-// backup creates a backup file for a copy run directly through migrate.Copier.
-func (e *env) backup(fingerprint string) *migrate.FileBackup {
+// backup creates a backup file for a copy run directly through copier.Copier.
+func (e *env) backup(fingerprint string) *copier.FileBackup {
 	e.t.Helper()
-	b, err := migrate.CreateBackup(e.file("backup"), fingerprint, time.Now())
+	b, err := copier.CreateBackup(e.file("backup"), fingerprint, time.Now())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -125,20 +126,20 @@ func (e *env) backup(fingerprint string) *migrate.FileBackup {
 }
 
 // readBackup parses a backup file: the header line, then one record per line.
-func readBackup(t *testing.T, file string) (migrate.BackupHeader, []migrate.BackupRecord) {
+func readBackup(t *testing.T, file string) (copier.BackupHeader, []copier.BackupRecord) {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	var h migrate.BackupHeader
-	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Backup != migrate.BackupSchemaVersion {
+	var h copier.BackupHeader
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Backup != copier.BackupSchemaVersion {
 		t.Fatalf("backup %s: header %q: %v", file, lines[0], err)
 	}
-	var recs []migrate.BackupRecord
+	var recs []copier.BackupRecord
 	for _, l := range lines[1:] {
-		var r migrate.BackupRecord
+		var r copier.BackupRecord
 		dec := json.NewDecoder(strings.NewReader(l))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -38,14 +39,14 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx())
 	defer cancel()
 	var progress []int
-	c := &migrate.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(saved.Fingerprint), BatchGroups: 1,
+	c := &copier.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(saved.Fingerprint), BatchGroups: 1,
 		Progress: func(done int) { progress = append(progress, done); cancel() }}
 	res, err := migratetest.RunCopier(ctx, c, saved, true)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted copy: error %v, want context.Canceled", err)
 	}
 	if !slices.Equal(progress, []int{2}) || len(res.Groups) != 1 || res.Groups[0].Group != first ||
-		res.Counts()[migrate.StatusWritten] != 2 {
+		res.Counts()[copier.StatusWritten] != 2 {
 		t.Fatalf("interrupted copy: progress %v, result %+v; want group %s's 2 partitions written and nothing more", progress, res, first)
 	}
 	for g, offsets := range zkOffsets {
@@ -80,7 +81,7 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 
 	r := e.mustCLI(0, "migrate", "copy", "--plan", file, "--execute", "--backup", e.file("backup"), "-o", "json")
 	doc := decodeJSON[copyDoc](t, r)
-	if n := doc.Counts; n[migrate.StatusAlready] != 2 || n[migrate.StatusWritten] != 4 || len(n) != 2 {
+	if n := doc.Counts; n[copier.StatusAlready] != 2 || n[copier.StatusWritten] != 4 || len(n) != 2 {
 		t.Errorf("resumed copy: counts %v, want 2 already and 4 written\n%s", n, r)
 	}
 	if strings.Contains(r.stderr, "changed since") {
@@ -106,7 +107,7 @@ func TestCopyBackupHoldsPreviousOffsets(t *testing.T) {
 	backup := e.file("backup")
 	r := e.mustCLI(0, "migrate", "copy", "--execute", "--on-conflict=max", "--backup", backup, "-o", "json")
 	doc := decodeJSON[copyDoc](t, r)
-	if n := doc.Counts[migrate.StatusWritten]; n != 3 {
+	if n := doc.Counts[copier.StatusWritten]; n != 3 {
 		t.Fatalf("copy wrote %d, want 3\n%s", n, r)
 	}
 	h, recs := readBackup(t, backup)
@@ -114,7 +115,7 @@ func TestCopyBackupHoldsPreviousOffsets(t *testing.T) {
 		t.Errorf("backup header fingerprint %q, copy's plan %q", h.Fingerprint, doc.Fingerprint)
 	}
 	one, four := int64(1), int64(4)
-	wantRecs := map[int32]migrate.BackupRecord{
+	wantRecs := map[int32]copier.BackupRecord{
 		0: {Group: g, Topic: topic, Partition: 0, KafkaBefore: &one, Target: 5},
 		1: {Group: g, Topic: topic, Partition: 1, KafkaBefore: &four, Target: 6},
 		2: {Group: g, Topic: topic, Partition: 2, KafkaBefore: nil, Target: 7},

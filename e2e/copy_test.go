@@ -11,6 +11,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -52,7 +53,7 @@ func TestCopyConsumerResumes(t *testing.T) {
 	plan := e.savePlan()
 	r := e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup"), "-o", "json")
 	doc := decodeJSON[copyDoc](t, r)
-	if n := doc.Counts[migrate.StatusWritten]; n != res.Offsets || len(doc.Counts) != 1 {
+	if n := doc.Counts[copier.StatusWritten]; n != res.Offsets || len(doc.Counts) != 1 {
 		t.Fatalf("counts %v, want %d written and nothing else\n%s", doc.Counts, res.Offsets, r)
 	}
 
@@ -111,7 +112,7 @@ func TestCopyRefusesActiveGroup(t *testing.T) {
 	backup := e.file("backup")
 	r := e.mustCLI(2, "migrate", "copy", "--execute", "--backup", backup, "-o", "json")
 	doc := decodeJSON[copyDoc](t, r)
-	if n := doc.PlanSummary.ByAction[migrate.ActionBlock]; n != 2 || doc.Counts[migrate.StatusWritten] != 0 {
+	if n := doc.PlanSummary.ByAction[migrate.ActionBlock]; n != 2 || doc.Counts[copier.StatusWritten] != 0 {
 		t.Errorf("fresh copy of an active group: %d blocked, counts %v; want 2 blocked, nothing written\n%s", n, doc.Counts, r)
 	}
 	if _, recs := readBackup(t, backup); len(recs) != 0 {
@@ -127,12 +128,12 @@ func TestCopyRefusesActiveGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &migrate.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(plan.Fingerprint)}
+	c := &copier.Copier{Legacy: e.zr, Kafka: e.kw, Committer: e.kw, Backup: e.backup(plan.Fingerprint)}
 	res, err := migratetest.RunCopier(e.ctx(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := res.Counts(); n[migrate.StatusBlocked] != 2 || len(n) != 1 {
+	if n := res.Counts(); n[copier.StatusBlocked] != 2 || len(n) != 1 {
 		t.Errorf("executor on the stale plan: %v, want 2 blocked and nothing else: %+v", n, res)
 	}
 
@@ -154,7 +155,7 @@ func TestCopyRerunWritesNothing(t *testing.T) {
 	e.zkOffsets(g, topic, offsets)
 	plan := e.savePlan()
 	r := e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup"), "-o", "json")
-	if n := decodeJSON[copyDoc](t, r).Counts[migrate.StatusWritten]; n != 2 {
+	if n := decodeJSON[copyDoc](t, r).Counts[copier.StatusWritten]; n != 2 {
 		t.Fatalf("first copy wrote %d, want 2\n%s", n, r)
 	}
 	const sentinel = "e2e-sentinel"

@@ -12,6 +12,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/archive"
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // TestCopyRefusesUnwritableBackup runs `copy --execute` with a backup path that cannot take
@@ -45,7 +46,7 @@ func TestCopyRefusesUnwritableBackup(t *testing.T) {
 				t.Errorf("want exit 1 naming %s, %q and what was not written\n%s", backup, c.wantInErr, r)
 			}
 			now := e.kafkaSnapshot(fs.groups)
-			var recs []migrate.BackupRecord
+			var recs []copier.BackupRecord
 			if data, err := os.ReadFile(backup); err == nil {
 				f, perr := archive.Parse(data)
 				if perr != nil {

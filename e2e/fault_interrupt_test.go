@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -88,15 +89,15 @@ func TestCopyInterruptedAtRandom(t *testing.T) {
 
 	// Re-run to completion, then once more: the second run has nothing left to write.
 	r := e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup-final"), "-o", "json")
-	if doc := decodeJSON[copyDoc](t, r); doc.Counts[migrate.StatusFailed]+doc.Counts[migrate.StatusBlocked] != 0 {
+	if doc := decodeJSON[copyDoc](t, r); doc.Counts[copier.StatusFailed]+doc.Counts[copier.StatusBlocked] != 0 {
 		t.Fatalf("final copy: counts %v\n%s", doc.Counts, r)
 	}
 	if got := e.kafkaSnapshot(fs.groups); !maps.Equal(got, final) {
 		t.Fatalf("after the final copy kafka differs from the expected state at %d offsets, e.g. %s", countDiff(got, final), firstDiff(got, final))
 	}
 	r = e.mustCLI(0, "migrate", "copy", "--execute", "--backup", e.file("backup-again"), "-o", "json")
-	if doc := decodeJSON[copyDoc](t, r); doc.Counts[migrate.StatusWritten] != 0 {
-		t.Errorf("a copy after convergence wrote %d offsets\n%s", doc.Counts[migrate.StatusWritten], r)
+	if doc := decodeJSON[copyDoc](t, r); doc.Counts[copier.StatusWritten] != 0 {
+		t.Errorf("a copy after convergence wrote %d offsets\n%s", doc.Counts[copier.StatusWritten], r)
 	}
 	// Kafka's own tool, independently, for the first and last group.
 	for _, g := range []string{fs.groups[0], fs.groups[len(fs.groups)-1]} {
@@ -129,7 +130,7 @@ func interruptAfter(p *proc, backup string, lines int, jitter time.Duration) boo
 // the plan's target, and that every changed offset was backed up before it was written.
 func (e *env) checkNeverBackwards(round int, now, prior, final map[migrate.Key]int64, backups []string) {
 	e.t.Helper()
-	backedUp := map[migrate.Key]migrate.BackupRecord{}
+	backedUp := map[migrate.Key]copier.BackupRecord{}
 	for _, b := range backups {
 		if _, err := os.Stat(b); err != nil {
 			continue // interrupted before the file was created

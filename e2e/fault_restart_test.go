@@ -17,6 +17,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/seed"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -189,7 +190,7 @@ func (e *env) checkReportedWrites(round int, r result, now map[migrate.Key]int64
 	for _, g := range doc.Result.Groups {
 		for _, pr := range g.Partitions {
 			k := migrate.Key{Group: g.Group, Topic: pr.Topic, Partition: pr.Partition}
-			if pr.Status == migrate.StatusWritten && now[k] != pr.Target {
+			if pr.Status == copier.StatusWritten && now[k] != pr.Target {
 				e.t.Errorf("round %d: %s reported written (%d) but kafka holds %d", round, k, pr.Target, now[k])
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/verify"
 )
@@ -45,7 +46,7 @@ func TestGroupMapCopyVerify(t *testing.T) {
 
 	r = e.mustCLI(0, "migrate", "copy", "--plan", plan, "--execute", "--backup", e.file("backup"), "-o", "json")
 	doc := decodeJSON[copyDoc](t, r)
-	if doc.Counts[migrate.StatusWritten] != 2 || len(doc.Result.Groups) != 1 || doc.Result.Groups[0].KafkaGroup != renamed {
+	if doc.Counts[copier.StatusWritten] != 2 || len(doc.Result.Groups) != 1 || doc.Result.Groups[0].KafkaGroup != renamed {
 		t.Fatalf("copy: %+v\n%s", doc, r)
 	}
 	if got, w := e.offsets(renamed), want(topic, map[int32]int64{0: 4, 1: 6}); !maps.Equal(got, w) {

@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // TestKafkaToolHabits: the habits of Kafka's own consumer-groups tool, on the real stack. Its
@@ -73,7 +73,7 @@ func TestKafkaToolHabits(t *testing.T) {
 	}
 	dry := e.mustCLI(0, "restore", "--to", "kafka", "--group", g, "--file", file, "--dry-run", "-o", "json")
 	schemas.check(t, "restore", dry.stdout)
-	if d := decodeJSON[restoreDoc](t, dry); d.Counts[migrate.StatusWouldWrite] != 2 || len(e.offsets(g)) != 0 {
+	if d := decodeJSON[restoreDoc](t, dry); d.Counts[copier.StatusWouldWrite] != 2 || len(e.offsets(g)) != 0 {
 		t.Fatalf("dry run: %+v, kafka %v", d.Counts, e.offsets(g))
 	}
 	done := e.mustCLI(0, "restore", "--to", "kafka", "--group", g, "--file", file, "--execute", "--backup", e.file("b"), "-o", "json")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // brokerChroot is the ZooKeeper chroot of the zk profile's broker (scripts/stack). A legacy
@@ -132,7 +133,7 @@ func TestLegacyClients(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("migrate copy --group %s --offset-adjust %s: %s", g, adj, r)
 				}
-				if doc := decodeJSON[copyDoc](t, r); doc.Counts[migrate.StatusWritten] != 1 {
+				if doc := decodeJSON[copyDoc](t, r); doc.Counts[copier.StatusWritten] != 1 {
 					t.Fatalf("copy counts %v, want 1 written\n%s", doc.Counts, r)
 				}
 				if r := e.cliAt(zkURL, "migrate", "verify", "--group", g, "--offset-adjust", adj, "--strict"); r.code != 0 {

@@ -9,13 +9,14 @@ import (
 	"github.com/zk2kafka/zk2kafka/archive"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // restoreDoc is restore --output json.
 type restoreDoc struct {
-	Backup string                          `json:"backup"`
-	Plan   archive.Plan                    `json:"restore"`
-	Counts map[migrate.PartitionStatus]int `json:"counts"`
+	Backup string                         `json:"backup"`
+	Plan   archive.Plan                   `json:"restore"`
+	Counts map[copier.PartitionStatus]int `json:"counts"`
 }
 
 // readExport parses a file the command line wrote, as restore will, into key -> offset.
@@ -75,11 +76,11 @@ func TestExportRestoreRoundTrip(t *testing.T) {
 	}
 
 	d := decodeJSON[restoreDoc](t, e.mustCLI(0, "restore", "--to", "kafka", "--file", zkFile, "-o", "json"))
-	if d.Counts[migrate.StatusWouldWrite] != 3 || len(e.offsets(g1)) != 0 {
+	if d.Counts[copier.StatusWouldWrite] != 3 || len(e.offsets(g1)) != 0 {
 		t.Fatalf("dry run: %+v, kafka %v", d.Counts, e.offsets(g1))
 	}
 	d = decodeJSON[restoreDoc](t, e.mustCLI(0, "restore", "--to", "kafka", "--file", zkFile, "--execute", "--backup", e.file("b"), "-o", "json"))
-	if d.Counts[migrate.StatusWritten] != 3 {
+	if d.Counts[copier.StatusWritten] != 3 {
 		t.Fatalf("restore to kafka: %+v", d)
 	}
 	for g, w := range map[string]map[string]int64{g1: want(topic, map[int32]int64{0: 5, 1: 7}), g2: want(topic, map[int32]int64{0: 11})} {
@@ -134,7 +135,7 @@ func TestRestoreBackupPutsKafkaBack(t *testing.T) {
 	undoBackup := e.file("undo-backup")
 	r := e.mustCLI(2, "restore", "--to", "kafka", "--file", copyBackup, "--execute", "--backup", undoBackup, "-o", "json")
 	d := decodeJSON[restoreDoc](t, r)
-	if d.Counts[migrate.StatusWritten] != 2 || d.Counts[migrate.StatusBlocked] != 1 {
+	if d.Counts[copier.StatusWritten] != 2 || d.Counts[copier.StatusBlocked] != 1 {
 		t.Fatalf("restore of the copy backup: %+v\n%s", d.Counts, r)
 	}
 	if it := d.Plan.Groups[0].Items[2]; it.Partition != 2 || !strings.Contains(it.Reason, "not restorable") {

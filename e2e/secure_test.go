@@ -10,7 +10,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // The secure profile's tests (scripts/stack up secure: Kafka behind SASL_SSL only, ACLs on).
@@ -88,7 +88,7 @@ func TestSecureCopyEachMechanism(t *testing.T) {
 			}
 			cp := e.mustCLI(0, "--debug", "migrate", "copy", "--plan", planFile, "--execute", "--backup", e.file("backup"), "-o", "json")
 			doc := decodeJSON[copyDoc](t, cp)
-			if n := doc.Counts[migrate.StatusWritten]; n != 3 || len(doc.Counts) != 1 {
+			if n := doc.Counts[copier.StatusWritten]; n != 3 || len(doc.Counts) != 1 {
 				t.Fatalf("counts %v, want 3 written and nothing else\n%s", doc.Counts, cp)
 			}
 			verify := e.mustCLI(0, "migrate", "verify")
@@ -165,11 +165,11 @@ func TestSecureDeniedGroup(t *testing.T) {
 			seen[gr.Group]++
 			switch gr.Group {
 			case ok:
-				if p.Status != migrate.StatusWritten {
+				if p.Status != copier.StatusWritten {
 					t.Errorf("allowed group %s %s/%d: %s %s, want written", ok, p.Topic, p.Partition, p.Status, p.Reason)
 				}
 			case denied:
-				if p.Status != migrate.StatusFailed || !strings.Contains(p.Reason, "GROUP_AUTHORIZATION_FAILED") {
+				if p.Status != copier.StatusFailed || !strings.Contains(p.Reason, "GROUP_AUTHORIZATION_FAILED") {
 					t.Errorf("denied group %s %s/%d: %s %q, want failed with GROUP_AUTHORIZATION_FAILED", denied, p.Topic, p.Partition, p.Status, p.Reason)
 				}
 			}
@@ -226,16 +226,16 @@ func TestSecureDeniedTopic(t *testing.T) {
 		t.Fatalf("want exit 1, got %s", r)
 	}
 	doc := decodeJSON[copyDoc](t, r)
-	status := map[string]migrate.PartitionResult{}
+	status := map[string]copier.PartitionResult{}
 	for _, gr := range doc.Result.Groups {
 		for _, p := range gr.Partitions {
 			status[p.Topic] = p
 		}
 	}
-	if p := status[allowed]; p.Status != migrate.StatusWritten {
+	if p := status[allowed]; p.Status != copier.StatusWritten {
 		t.Errorf("allowed topic %s: %s %q, want written\n%s", allowed, p.Status, p.Reason, r)
 	}
-	if p := status[denied]; p.Status != migrate.StatusFailed || !strings.Contains(p.Reason, "TOPIC_AUTHORIZATION_FAILED") {
+	if p := status[denied]; p.Status != copier.StatusFailed || !strings.Contains(p.Reason, "TOPIC_AUTHORIZATION_FAILED") {
 		t.Errorf("denied topic %s: %s %q, want failed with TOPIC_AUTHORIZATION_FAILED\n%s", denied, p.Status, p.Reason, r)
 	}
 	if got, w := e.st.DescribeOffsets(t, g), want(allowed, map[int32]int64{0: 5}); !maps.Equal(got, w) {
@@ -266,7 +266,7 @@ func TestSecureZKDigestAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp := e.mustCLI(0, "--zk-auth-file", authFile, "migrate", "copy", "--execute", "--backup", e.file("backup"), "-o", "json")
-	if n := decodeJSON[copyDoc](t, cp).Counts[migrate.StatusWritten]; n != 2 {
+	if n := decodeJSON[copyDoc](t, cp).Counts[copier.StatusWritten]; n != 2 {
 		t.Fatalf("%d written, want 2\n%s", n, cp)
 	}
 	assertHidden(t, zkPass, denied, cp)

@@ -99,7 +99,7 @@ func (s *Source) LegacyWriter() (migrate.LegacyWriter, error) {
 }
 
 // CheckWriteIntoKafka is the condition of a write into Kafka from this source (restore --to
-// kafka; migrate.Copy applies it itself): where the legacy consumers cannot be seen, the
+// kafka; copier.Copy applies it itself): where the legacy consumers cannot be seen, the
 // operator must say they are stopped (migrate.CheckWriteFrom).
 func (s *Source) CheckWriteIntoKafka(legacyStopped bool) error {
 	return migrate.CheckWriteFrom(s.Store, legacyStopped)

@@ -18,7 +18,7 @@ import (
 // be guessed, so none is returned. Everything about the offsets themselves, however odd, is an
 // entry with a class, an action and a reason instead.
 func Build(in Inputs, p Policy, now time.Time) (Plan, error) {
-	plan, err := buildGroups(in, p, now)
+	plan, err := BuildGroups(in, p, now)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -29,7 +29,7 @@ func Build(in Inputs, p Policy, now time.Time) (Plan, error) {
 // buildGroups is Build without the fingerprint, for copy's re-check of a batch, which compares
 // entries and never the fingerprint (hashing every input was a sixth of the CPU that prepares a
 // 10k-offset batch: re-check, decision and backup).
-func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
+func BuildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 	if err := p.Validate(); err != nil {
 		return Plan{}, err
 	}
@@ -43,7 +43,7 @@ func buildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 	}
 	legacy := slices.Clone(in.Legacy)
 	slices.SortFunc(legacy, func(a, b LegacyGroup) int { return cmp.Compare(a.Group, b.Group) })
-	gm, err := in.Filter.groupMap()
+	gm, err := in.Filter.Map()
 	if err != nil {
 		return Plan{}, fmt.Errorf("filter: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestBuildUnusableOffsets covers the classes decided before any comparison.
@@ -54,7 +55,7 @@ func TestBuildUnusableOffsets(t *testing.T) {
 				if tt.class == migrate.ClassZKOnly {
 					in.Groups["g"] = migrate.GroupState{}
 				}
-				e := mustBuild(t, in, pol).Groups[0].Entries[0]
+				e := migratetest.MustBuild(t, in, pol).Groups[0].Entries[0]
 				wantAction := migrate.ActionBlock
 				if tt.class == migrate.ClassZKOnly {
 					wantAction = migrate.ActionWrite
@@ -90,7 +91,7 @@ func TestBuildTwoZnodesForOnePartitionBlockBoth(t *testing.T) {
 			migrate.PartitionRange{0, 99}, migrate.PartitionRange{0, 99})},
 		Groups: map[string]migrate.GroupState{"g": {}},
 	}
-	g := mustBuild(t, in, migrate.DefaultPolicy()).Groups[0]
+	g := migratetest.MustBuild(t, in, migrate.DefaultPolicy()).Groups[0]
 	if len(g.Entries) != 3 || g.Entries[0].Action != migrate.ActionWrite {
 		t.Fatalf("entries = %+v, want partition 1 written and two blocked", g.Entries)
 	}
@@ -134,11 +135,11 @@ func TestBuildRejectsIncompleteInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in, pol := good(), migrate.DefaultPolicy()
-			if _, err := migrate.Build(in, pol, testNow); err != nil {
+			if _, err := migrate.Build(in, pol, migratetest.Now); err != nil {
 				t.Fatalf("setup: %v", err)
 			}
 			tt.edit(&in, &pol)
-			_, err := migrate.Build(in, pol, testNow)
+			_, err := migrate.Build(in, pol, migratetest.Now)
 			if err == nil || !strings.Contains(err.Error(), tt.reason) {
 				t.Fatalf("Build error = %v, want one containing %q", err, tt.reason)
 			}
@@ -160,7 +161,7 @@ func TestBuildNote(t *testing.T) {
 			0: {LogEnd: 100}, 1: {LogEnd: 100}, 2: {LogEnd: 100}}}},
 		Groups: map[string]migrate.GroupState{"g": {State: "Empty"}},
 	}
-	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 	want := []string{"ZooKeeper 42; Kafka has no commit: write 42; " + note,
 		"ZooKeeper 500 is above log end 100: --out-of-range=fail; " + note, "empty offset data"}
 	for i, e := range plan.Groups[0].Entries {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // classScenario is one partition's situation, stated in terms of the ZooKeeper offset AFTER
@@ -107,7 +108,7 @@ func checkScenario(t *testing.T, sc classScenario, pol migrate.Policy, raw int64
 		Topics: map[string]migrate.TopicInfo{"t": topic(logRange)},
 		Groups: map[string]migrate.GroupState{"g": {State: "Empty", Committed: committed}},
 	}
-	plan := mustBuild(t, in, pol)
+	plan := migratetest.MustBuild(t, in, pol)
 	e := plan.Groups[0].Entries[0]
 	got := string(e.Class) + " " + string(e.Action) + " " + strconv.FormatInt(e.Target, 10)
 	if got != want {

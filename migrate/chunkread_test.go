@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 var errBrokerGone = errors.New("broker gone")
@@ -49,7 +50,7 @@ func TestPlannerDistrustsStore(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			legacy, kafka := manyGroups(11)
 			pl := &migrate.Planner{Legacy: misbehavingStore{legacy, tc.mode}, Kafka: kafka, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-			tail, err := pl.Stream(t.Context(), testNow, &collectSink{})
+			tail, err := pl.Stream(t.Context(), migratetest.Now, &collectSink{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || tail.Fingerprint != "" {
 				t.Fatalf("Stream = %+v, %v; want an error with %q and no tail", tail, err, tc.want)
 			}
@@ -65,7 +66,7 @@ func TestPlannerDistrustsStore(t *testing.T) {
 func TestPlannerKafkaGroupsFailure(t *testing.T) {
 	legacy, kafka := manyGroups(9)
 	pl := &migrate.Planner{Legacy: legacy, Kafka: failGroups{kafka}, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-	tail, err := pl.Stream(t.Context(), testNow, &collectSink{})
+	tail, err := pl.Stream(t.Context(), migratetest.Now, &collectSink{})
 	if err == nil || !strings.Contains(err.Error(), "groups from kafka (g") || !strings.Contains(err.Error(), "broker gone") || tail.Fingerprint != "" {
 		t.Fatalf("Stream = %+v, %v; want the Kafka error naming the chunk and no tail", tail, err)
 	}

@@ -77,14 +77,15 @@ func NewFilterFromSpec(s FilterSpec) (Filter, error) {
 	if err != nil {
 		return Filter{}, err
 	}
-	if f.GroupMap, err = s.groupMap(); err != nil {
+	if f.GroupMap, err = s.Map(); err != nil {
 		return Filter{}, err
 	}
 	return f, nil
 }
 
-// groupMap reads the pairs back into a GroupMap: in legacy name order, each once, checked.
-func (s FilterSpec) groupMap() (GroupMap, error) {
+// Map is the spec's group map, as a file recorded it: the pairs read back into a GroupMap, in
+// legacy name order, each once, checked (nil when none).
+func (s FilterSpec) Map() (GroupMap, error) {
 	if len(s.GroupMap) == 0 {
 		return nil, nil
 	}
@@ -103,9 +104,6 @@ func (s FilterSpec) groupMap() (GroupMap, error) {
 	}
 	return m, nil
 }
-
-// Map is the spec's group map, as a file recorded it (checked; nil when none).
-func (s FilterSpec) Map() (GroupMap, error) { return s.groupMap() }
 
 // KafkaGroup is the Kafka group legacy group g lands in under the spec's group map.
 func (s FilterSpec) KafkaGroup(g string) string {

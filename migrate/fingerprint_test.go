@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 func fpInputs() migrate.Inputs {
@@ -91,7 +92,7 @@ func TestFingerprintSensitivity(t *testing.T) {
 		"filter exclude regex":   func(in *migrate.Inputs) { in.Filter.ExcludeGroupRegex = "x" },
 	}
 	same := map[string]edit{
-		"znode mtime":                     func(in *migrate.Inputs) { g1(in).Offsets[0].Mtime = testNow },
+		"znode mtime":                     func(in *migrate.Inputs) { g1(in).Offsets[0].Mtime = migratetest.Now },
 		"retention":                       func(in *migrate.Inputs) { in.Retention = 2 * time.Hour },
 		"commit ZooKeeper does not have":  func(in *migrate.Inputs) { in.Groups["g1"].Committed[tp("t", 2)] = 99 },
 		"range of an unplanned partition": func(in *migrate.Inputs) { in.Topics["t"].Partitions[2] = migrate.PartitionRange{0, 99} },

@@ -17,7 +17,7 @@ import (
 // in testdata/fuzz/FuzzDecodePlan; run with: go test ./migrate -run '^$' -fuzz FuzzDecodePlan
 func FuzzDecodePlan(f *testing.F) {
 	var buf bytes.Buffer
-	p, err := migrate.Build(gateInputs([]string{"c1"}, "Empty", 0), migrate.DefaultPolicy(), testNow)
+	p, err := migrate.Build(migratetest.GateInputs([]string{"c1"}, "Empty", 0), migrate.DefaultPolicy(), migratetest.Now)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -6,25 +6,11 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
-// gateInputs is one group with a partition of each action: p0 zk-only (write), p1 zk-ahead
-// (write), p2 equal (skip), p3 kafka-ahead (skip under max), p4 below log start (block).
-func gateInputs(live []string, state string, members int) migrate.Inputs {
-	tp := func(p int32) migrate.TopicPartition { return migrate.TopicPartition{Topic: "t", Partition: p} }
-	r := migrate.PartitionRange{LogStart: 10, LogEnd: 100}
-	return migrate.Inputs{
-		Legacy: []migrate.LegacyGroup{{Group: "g", LiveConsumers: live, Offsets: []migrate.LegacyOffset{
-			off("g", "t", 0, 50), off("g", "t", 1, 60), off("g", "t", 2, 50), off("g", "t", 3, 40), off("g", "t", 4, 5),
-		}}},
-		Topics: map[string]migrate.TopicInfo{"t": topic(r, r, r, r, r)},
-		Groups: map[string]migrate.GroupState{"g": {State: state, Members: members,
-			Committed: map[migrate.TopicPartition]int64{tp(1): 50, tp(2): 50, tp(3): 50}}},
-	}
-}
-
 func TestBuildGates(t *testing.T) {
-	ungated := mustBuild(t, gateInputs(nil, "Empty", 0), migrate.DefaultPolicy()).Groups[0]
+	ungated := migratetest.MustBuild(t, migratetest.GateInputs(nil, "Empty", 0), migrate.DefaultPolicy()).Groups[0]
 	wantActions := []migrate.Action{migrate.ActionWrite, migrate.ActionWrite, migrate.ActionSkip, migrate.ActionSkip, migrate.ActionBlock}
 	for i, e := range ungated.Entries {
 		if e.Action != wantActions[i] {
@@ -57,7 +43,7 @@ func TestBuildGates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := mustBuild(t, gateInputs(tt.live, tt.state, tt.members), migrate.DefaultPolicy())
+			plan := migratetest.MustBuild(t, migratetest.GateInputs(tt.live, tt.state, tt.members), migrate.DefaultPolicy())
 			g := plan.Groups[0]
 			if !slices.Equal(g.Gates, tt.want) {
 				t.Fatalf("gates = %v, want %v", g.Gates, tt.want)
@@ -101,7 +87,7 @@ func TestBuildGates(t *testing.T) {
 }
 
 func TestBuildLiveConsumersSortedAndDeduplicated(t *testing.T) {
-	plan := mustBuild(t, gateInputs([]string{"b", "a", "b"}, "Empty", 0), migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, migratetest.GateInputs([]string{"b", "a", "b"}, "Empty", 0), migrate.DefaultPolicy())
 	if got := plan.Groups[0].LiveConsumers; !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("LiveConsumers = %v, want [a b]", got)
 	}
@@ -115,7 +101,7 @@ func TestBuildGatedGroupWithNothingToWriteIsSafe(t *testing.T) {
 		Groups: map[string]migrate.GroupState{"g": {State: "Stable", Members: 1,
 			Committed: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 5}}},
 	}
-	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 	if !plan.Safe() || len(plan.Groups[0].Gates) != 2 {
 		t.Fatalf("Safe() = %v, gates %v; want safe with both gates", plan.Safe(), plan.Groups[0].Gates)
 	}

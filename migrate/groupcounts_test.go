@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 func TestCountGroup(t *testing.T) {
@@ -45,13 +46,13 @@ func TestCountGroup(t *testing.T) {
 // A gated group's partitions blocked only by the gate are not its own problems; one out of
 // the log is, gate or not.
 func TestCountGroupOwnBlocks(t *testing.T) {
-	in := gateInputs([]string{"ids/c1"}, "Empty", 0) // p0, p1 writes blocked by the gate; p4 below log start
-	gp := mustBuild(t, in, migrate.DefaultPolicy()).Groups[0]
+	in := migratetest.GateInputs([]string{"ids/c1"}, "Empty", 0) // p0, p1 writes blocked by the gate; p4 below log start
+	gp := migratetest.MustBuild(t, in, migrate.DefaultPolicy()).Groups[0]
 	c := migrate.CountGroup(gp)
 	if c.Block != 3 || c.OwnBlocks() != 1 || c.Own[migrate.ClassBelowLogStart] != 1 {
 		t.Errorf("gated: block %d, own %v; want 3 blocked, 1 own below-log-start", c.Block, c.Own)
 	}
-	gp = mustBuild(t, gateInputs(nil, "Empty", 0), migrate.DefaultPolicy()).Groups[0]
+	gp = migratetest.MustBuild(t, migratetest.GateInputs(nil, "Empty", 0), migrate.DefaultPolicy()).Groups[0]
 	if c := migrate.CountGroup(gp); c.Block != 1 || c.OwnBlocks() != 1 {
 		t.Errorf("ungated: block %d, own %v; want 1 and 1", c.Block, c.Own)
 	}

@@ -400,7 +400,7 @@ func (mc *mappedCommitter) Commit(ctx context.Context, group string, commits []C
 // a legacy group with (so that its siblings' partitions are not "missing in ZooKeeper"), and
 // what an export --from kafka exports of it.
 func (in Inputs) OwnStates(states map[string]GroupState) map[string]GroupState {
-	m, _ := in.Filter.groupMap() // checked when the inputs were read; nil maps nothing
+	m, _ := in.Filter.Map() // checked when the inputs were read; nil maps nothing
 	names := make([]string, 0, len(in.Legacy))
 	for _, g := range in.Legacy {
 		names = append(names, g.Group)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -77,29 +76,6 @@ func TestParseGroupMap(t *testing.T) {
 	}
 }
 
-// mapFixture: legacy groups old (t/0=10, t/1=20) and other (t/2=30); Kafka group new is empty,
-// Kafka group old holds nothing either.
-func mapFixture() (*migratetest.LegacyStore, *migratetest.KafkaStore) {
-	legacy := migratetest.NewLegacyStore()
-	legacy.SetOffset("old", "t", 0, 10)
-	legacy.SetOffset("old", "t", 1, 20)
-	legacy.SetOffset("other", "t", 2, 30)
-	kafka := migratetest.NewKafkaStore()
-	r := migrate.PartitionRange{LogStart: 0, LogEnd: 100}
-	kafka.AddTopic("t", r, r, r)
-	return legacy, kafka
-}
-
-func mapFilter(t *testing.T, m migrate.GroupMap) migrate.Filter {
-	t.Helper()
-	f, err := migrate.NewFilter(nil, "", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.GroupMap = m
-	return f
-}
-
 func TestPlanUnderGroupMap(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -135,11 +111,11 @@ func TestPlanUnderGroupMap(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			legacy, kafka := mapFixture()
+			legacy, kafka := migratetest.MapStores()
 			if tc.setup != nil {
 				tc.setup(legacy, kafka)
 			}
-			f := mapFilter(t, tc.m)
+			f := migratetest.MapFilter(t, tc.m)
 			// Both paths to a plan: ReadInputs+Build and the streamed Planner.
 			in, err := migrate.ReadInputs(context.Background(), legacy, kafka, f)
 			var p migrate.Plan
@@ -213,8 +189,8 @@ func (s *mapSink) Groups(gs []migrate.GroupPlan) error {
 }
 
 func TestMergeMustBeSelectedWhole(t *testing.T) {
-	legacy, kafka := mapFixture()
-	f := mapFilter(t, migrate.GroupMap{"old": "k", "other": "k"})
+	legacy, kafka := migratetest.MapStores()
+	f := migratetest.MapFilter(t, migrate.GroupMap{"old": "k", "other": "k"})
 	f.Groups = []string{"old"}
 	_, err := migrate.ReadInputs(context.Background(), legacy, kafka, f)
 	if err == nil || !strings.Contains(err.Error(), `legacy groups "old" and "other" both land in Kafka group "k", but the selection takes only "old"`) {
@@ -228,12 +204,12 @@ func TestMergeMustBeSelectedWhole(t *testing.T) {
 }
 
 func TestFingerprintCoversGroupMap(t *testing.T) {
-	legacy, kafka := mapFixture()
+	legacy, kafka := migratetest.MapStores()
 	fps := map[string]string{}
 	for name, m := range map[string]migrate.GroupMap{
 		"none": nil, "identity": {"old": "old"}, "old=new": {"old": "new"}, "old=other2": {"old": "other2"},
 	} {
-		in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, m))
+		in, err := migrate.ReadInputs(context.Background(), legacy, kafka, migratetest.MapFilter(t, m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,8 +224,8 @@ func TestFingerprintCoversGroupMap(t *testing.T) {
 }
 
 func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
-	legacy, kafka := mapFixture()
-	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "new"}))
+	legacy, kafka := migratetest.MapStores()
+	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, migratetest.MapFilter(t, migrate.GroupMap{"old": "new"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,126 +270,12 @@ func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
 	}
 }
 
-func TestCopyUnderGroupMap(t *testing.T) {
-	cases := []struct {
-		name    string
-		m       migrate.GroupMap
-		change  func(l *migratetest.LegacyStore, k *migratetest.KafkaStore) // after the plan
-		want    map[string]migrate.PartitionStatus
-		commits map[string]map[migrate.TopicPartition]int64 // Kafka groups afterwards
-	}{
-		{name: "renamed group lands in the new group", m: migrate.GroupMap{"old": "new"},
-			want: map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
-			commits: map[string]map[migrate.TopicPartition]int64{
-				"new":   {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20},
-				"old":   {},
-				"other": {{Topic: "t", Partition: 2}: 30}}},
-		{name: "disjoint merge: both land in one group", m: migrate.GroupMap{"old": "k", "other": "k"},
-			want: map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
-			commits: map[string]map[migrate.TopicPartition]int64{
-				"k":   {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20, {Topic: "t", Partition: 2}: 30},
-				"old": {}, "other": {}}},
-		{name: "new group became active before the commit: blocked", m: migrate.GroupMap{"old": "new"},
-			change:  func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("new", "Stable", 1) },
-			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusBlocked, "old/t/1": migrate.StatusBlocked, "other/t/2": migrate.StatusWritten},
-			commits: map[string]map[migrate.TopicPartition]int64{"new": {}, "other": {{Topic: "t", Partition: 2}: 30}}},
-		{name: "legacy consumer of the old group came back: blocked", m: migrate.GroupMap{"old": "new"},
-			change:  func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetLive("old", "ids/c1") },
-			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusBlocked, "old/t/1": migrate.StatusBlocked, "other/t/2": migrate.StatusWritten},
-			commits: map[string]map[migrate.TopicPartition]int64{"new": {}}},
-		{name: "old Kafka group active does not block a renamed group", m: migrate.GroupMap{"old": "new"},
-			change:  func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("old", "Stable", 1) },
-			want:    map[string]migrate.PartitionStatus{"old/t/0": migrate.StatusWritten, "old/t/1": migrate.StatusWritten, "other/t/2": migrate.StatusWritten},
-			commits: map[string]map[migrate.TopicPartition]int64{"new": {{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20}}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			legacy, kafka := mapFixture()
-			in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, tc.m))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.change != nil {
-				tc.change(legacy, kafka)
-			}
-			b := &memBackup{}
-			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
-			res, err := migratetest.RunCopier(context.Background(), c, p, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := statuses(res); !maps.Equal(got, tc.want) {
-				t.Fatalf("statuses %v, want %v", got, tc.want)
-			}
-			for g, want := range tc.commits {
-				if got := committed(t, kafka, g); !maps.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-					t.Errorf("Kafka group %s holds %v, want %v", g, got, want)
-				}
-			}
-			for _, r := range kafka.Commits() {
-				if tc.m.Kafka(r.Group) != r.Group && tc.m[r.Group] != "" {
-					t.Errorf("a commit went to legacy name %q", r.Group)
-				}
-			}
-			for _, g := range res.Groups {
-				if k := tc.m.Kafka(g.Group); (k != g.Group) != (g.KafkaGroup == k) {
-					t.Errorf("result of %s names Kafka group %q, want %q", g.Group, g.KafkaGroup, k)
-				}
-			}
-		})
-	}
-}
-
-func TestBackupNamesTheKafkaGroup(t *testing.T) {
-	legacy, kafka := mapFixture()
-	kafka.SetCommitted("new", "t", 0, 3)
-	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "new"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := t.TempDir() + "/backup.jsonl"
-	b, err := migrate.CreateBackup(path, p.Fingerprint, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: b}
-	if _, err := migratetest.RunCopier(context.Background(), c, p, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := readFile(t, path)
-	var recs []migrate.BackupLine
-	recs = migrate.ParseBackup(data, func(line int, msg string) { t.Errorf("line %d: %s", line, msg) })
-	found := false
-	for _, r := range recs {
-		if r.Topic == "t" && r.Partition == 0 {
-			found = true
-			if r.Group != "new" || r.LegacyGroup != "old" || r.KafkaBefore == nil || *r.KafkaBefore != 3 {
-				t.Errorf("backup record %+v, want group new (legacy old) before 3", r.BackupRecord)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("no backup record of t/0 in %s", data)
-	}
-}
-
 func TestOwnStatesSplitsAMerge(t *testing.T) {
-	legacy, kafka := mapFixture()
+	legacy, kafka := migratetest.MapStores()
 	kafka.SetCommitted("k", "t", 0, 10)
 	kafka.SetCommitted("k", "t", 2, 30)
 	kafka.SetCommitted("k", "u", 0, 1) // neither legacy group holds it
-	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, mapFilter(t, migrate.GroupMap{"old": "k", "other": "k"}))
+	in, err := migrate.ReadInputs(context.Background(), legacy, kafka, migratetest.MapFilter(t, migrate.GroupMap{"old": "k", "other": "k"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +292,7 @@ func TestOwnStatesSplitsAMerge(t *testing.T) {
 }
 
 func TestMapKafkaNeverMapsTwice(t *testing.T) {
-	_, kafka := mapFixture()
+	_, kafka := migratetest.MapStores()
 	kafka.SetCommitted("new", "t", 0, 1)
 	m := migrate.GroupMap{"old": "new"}
 	k := migrate.MapKafka(migrate.MapKafka(kafka, m), m)
@@ -450,13 +312,4 @@ func TestMapKafkaNeverMapsTwice(t *testing.T) {
 	if err := (migrate.GroupMap{"a": "k", "b": "k"}).CheckNoMerge([]string{"a"}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

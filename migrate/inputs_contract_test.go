@@ -87,7 +87,7 @@ func TestPlanCommitReplan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 	writes := plan.Writes()
 	if len(writes) != 2 || writes[0].Group != "svc-b" || writes[1].Group != "test-c" {
 		t.Fatalf("writes = %+v, want svc-b and test-c", writes)
@@ -105,7 +105,7 @@ func TestPlanCommitReplan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replan := mustBuild(t, again, migrate.DefaultPolicy())
+	replan := migratetest.MustBuild(t, again, migrate.DefaultPolicy())
 	if replan.Fingerprint == plan.Fingerprint {
 		t.Errorf("fingerprint unchanged after commits")
 	}

@@ -106,7 +106,7 @@ func TestReadInputsNothingSelected(t *testing.T) {
 	if topics, groups := kafka.Calls(); len(in.Legacy) != 0 || topics != 0 || groups != 0 || legacy.ReadCalls() != 0 {
 		t.Fatalf("Legacy %v, kafka calls %d/%d, legacy reads %d; want nothing", in.Legacy, topics, groups, legacy.ReadCalls())
 	}
-	if plan := mustBuild(t, in, migrate.DefaultPolicy()); len(plan.Groups) != 0 || !plan.Safe() {
+	if plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy()); len(plan.Groups) != 0 || !plan.Safe() {
 		t.Fatalf("plan = %+v", plan)
 	}
 }

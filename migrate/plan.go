@@ -102,7 +102,7 @@ type Plan struct {
 	// Cluster names the stores the plan was made from; copy refuses a plan of another cluster.
 	// Nil in a plan written before it was recorded.
 	Cluster *ClusterIdentity `json:"cluster,omitempty"`
-	// ReadFromSchema is the schema_version of the file ReadPlanHead read the plan from (0
+	// ReadFromSchema is the schema_version of the file planfile.ReadHead read the plan from (0
 	// otherwise): a schema 1 file was written before plans recorded their cluster.
 	ReadFromSchema int         `json:"-"`
 	Groups         []GroupPlan `json:"groups"`

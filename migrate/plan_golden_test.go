@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // TestBuildPlanGolden pins every entry of plans over every class scenario, policy and adjust,
@@ -22,7 +23,7 @@ func TestBuildPlanGolden(t *testing.T) {
 			for _, pol := range policies() {
 				pol.OffsetAdjust = adj
 				in := goldenInputs(gated, adj)
-				plan, err := migrate.Build(in, pol, testNow)
+				plan, err := migrate.Build(in, pol, migratetest.Now)
 				if err != nil {
 					t.Fatalf("Build gated=%v policy %+v: %v", gated, pol, err)
 				}

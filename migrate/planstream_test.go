@@ -14,6 +14,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // manyGroups returns stores with n groups of every kind a plan tells apart: written, equal,
@@ -83,10 +84,10 @@ func TestPlannerMatchesBuild(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := mustBuild(t, in, migrate.DefaultPolicy())
+				want := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 				sink := &collectSink{}
 				pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy(), ChunkGroups: chunk}
-				tail, err := pl.Stream(t.Context(), testNow, sink)
+				tail, err := pl.Stream(t.Context(), migratetest.Now, sink)
 				if err != nil {
 					t.Fatalf("Stream: %v", err)
 				}
@@ -120,7 +121,7 @@ func TestPlannerStopsOnLateError(t *testing.T) {
 	legacy.FailRead("g009", errors.New("connection loss"))
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy(), ChunkGroups: 3}
 	sink := &collectSink{}
-	tail, err := pl.Stream(t.Context(), testNow, sink)
+	tail, err := pl.Stream(t.Context(), migratetest.Now, sink)
 	if err == nil || !strings.Contains(err.Error(), "connection loss") || tail.Fingerprint != "" {
 		t.Fatalf("Stream = %+v, %v; want the read error and no tail", tail, err)
 	}
@@ -174,7 +175,7 @@ func TestPlannerListingErrorStopsTheRetentionRead(t *testing.T) {
 			sink := &collectSink{}
 			done := make(chan error, 1)
 			go func() {
-				_, err := pl.Stream(t.Context(), testNow, sink)
+				_, err := pl.Stream(t.Context(), migratetest.Now, sink)
 				done <- err
 			}()
 			select {
@@ -200,13 +201,13 @@ func TestPlanFileWriterSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan := mustBuild(t, in, migrate.DefaultPolicy())
+		plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 		var want bytes.Buffer
 		if err := migratetest.EncodePlan(&want, plan); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "plan.json")
-		w, err := migrate.CreatePlanFile(path, plan)
+		w, err := planfile.Create(path, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +242,7 @@ func TestPlanFileWriterRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 	g := plan.Groups
 	for name, tc := range map[string]struct {
 		groups []migrate.GroupPlan
@@ -255,7 +256,7 @@ func TestPlanFileWriterRefuses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "plan.json")
-			w, err := migrate.CreatePlanFile(path, plan)
+			w, err := planfile.Create(path, plan)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func TestPlannerWithReadProgress(t *testing.T) {
 	pl := &migrate.Planner{Legacy: migrate.WithReadProgress(l, func(p migrate.ReadProgress) { last = p }), Kafka: k,
 		Policy: migrate.DefaultPolicy(), ChunkGroups: 2}
 	var groups int
-	tail, err := pl.Stream(context.Background(), testNow, sinkCount(&groups))
+	tail, err := pl.Stream(context.Background(), migratetest.Now, sinkCount(&groups))
 	if err != nil {
 		t.Fatal(err)
 	}

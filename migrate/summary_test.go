@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // orderInputs is three groups given out of order, with topics and partitions out of order
@@ -35,7 +36,7 @@ func TestBuildOrderAndPlanFields(t *testing.T) {
 	in := orderInputs()
 	before := slices.Clone(in.Legacy[0].Offsets)
 	pol := migrate.Policy{OnConflict: migrate.ConflictMax, OutOfRange: migrate.RangeFail, OffsetAdjust: 0}
-	plan := mustBuild(t, in, pol)
+	plan := migratetest.MustBuild(t, in, pol)
 	if !slices.Equal(in.Legacy[0].Offsets, before) || in.Legacy[0].Group != "b" {
 		t.Fatalf("Build reordered its inputs")
 	}
@@ -49,7 +50,7 @@ func TestBuildOrderAndPlanFields(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("plan order = %v, want %v (and no entry for b/a/5, which only Kafka has)", got, want)
 	}
-	if plan.SchemaVersion != migrate.PlanSchemaVersion || !plan.CreatedAt.Equal(testNow) || plan.Policy != pol ||
+	if plan.SchemaVersion != migrate.PlanSchemaVersion || !plan.CreatedAt.Equal(migratetest.Now) || plan.Policy != pol ||
 		time.Duration(plan.Retention) != in.Retention || !reflect.DeepEqual(plan.Filter, in.Filter) ||
 		plan.Fingerprint != migrate.Fingerprint(in) {
 		t.Fatalf("plan header = %+v", plan)
@@ -57,7 +58,7 @@ func TestBuildOrderAndPlanFields(t *testing.T) {
 }
 
 func TestPlanSummarySafeWrites(t *testing.T) {
-	plan := mustBuild(t, orderInputs(), migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, orderInputs(), migrate.DefaultPolicy())
 	s := plan.Summary()
 	want := migrate.Summary{Groups: 3, GatedGroups: 1, Partitions: 7,
 		ByClass:  map[migrate.Class]int{migrate.ClassEqual: 1, migrate.ClassAboveLogEnd: 1, migrate.ClassZKOnly: 5},
@@ -89,11 +90,11 @@ func TestPlanSummarySafeWrites(t *testing.T) {
 func TestPlanSafeWithoutBlocks(t *testing.T) {
 	in := orderInputs()
 	in.Legacy = in.Legacy[:1] // only b: all zk-only writes
-	plan := mustBuild(t, in, migrate.DefaultPolicy())
+	plan := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 	if !plan.Safe() {
 		t.Fatalf("Safe() = false for a plan with only writes")
 	}
-	empty := mustBuild(t, migrate.Inputs{}, migrate.DefaultPolicy())
+	empty := migratetest.MustBuild(t, migrate.Inputs{}, migrate.DefaultPolicy())
 	if !empty.Safe() || empty.Summary().Partitions != 0 || len(empty.Writes()) != 0 {
 		t.Fatalf("empty plan: safe %v, summary %+v", empty.Safe(), empty.Summary())
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // topicsSpy wraps a KafkaState: it records every Topics call, can answer wrongly, and signals
@@ -75,12 +76,12 @@ func TestPlannerDescribesTopicsWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mustBuild(t, in, migrate.DefaultPolicy())
+	want := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 
 	spy := newTopicsSpy(kafka)
 	held := &holdAfterFirst{LegacyStore: legacy, release: spy.asked}
 	pl := &migrate.Planner{Legacy: held, Kafka: spy, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-	tail, err := pl.Stream(t.Context(), testNow, &collectSink{})
+	tail, err := pl.Stream(t.Context(), migratetest.Now, &collectSink{})
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
@@ -129,7 +130,7 @@ func TestPlannerTopicsFailure(t *testing.T) {
 			spy := newTopicsSpy(kafka)
 			spy.answer = tc.answer
 			pl := &migrate.Planner{Legacy: legacy, Kafka: spy, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-			tail, err := pl.Stream(t.Context(), testNow, &collectSink{})
+			tail, err := pl.Stream(t.Context(), migratetest.Now, &collectSink{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || tail.Fingerprint != "" {
 				t.Fatalf("Stream = %+v, %v; want an error with %q and no tail", tail, err, tc.want)
 			}

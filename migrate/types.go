@@ -1,7 +1,9 @@
-// Package migrate is the core of zk2kafka: the domain types, the plan computation, the copy
-// executor and the interfaces the stores are reached through. It imports only the standard
-// library and internal/strictjson (itself standard library only); the ZooKeeper and Kafka
-// adapters implement its interfaces.
+// Package migrate is the core of zk2kafka: the domain types, the plan rules (how each
+// partition is classified and decided, build.go; what a valid plan is, validate.go; the gates),
+// the plan computation (Planner), and the interfaces the stores are reached through
+// (stores.go). It reads the stores through those interfaces and writes nothing itself; copy's
+// executor is migrate/copier, the plan-file format migrate/planfile. It imports only the
+// standard library; the ZooKeeper and Kafka adapters implement its interfaces.
 package migrate
 
 import (

@@ -66,13 +66,13 @@ func TestTopicFilterKeepsUnlistableGroup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			built, err := migrate.Build(in, migrate.DefaultPolicy(), testNow)
+			built, err := migrate.Build(in, migrate.DefaultPolicy(), migratetest.Now)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sink := &collectSink{}
 			pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy()}
-			tail, err := pl.Stream(t.Context(), testNow, sink)
+			tail, err := pl.Stream(t.Context(), migratetest.Now, sink)
 			if err != nil {
 				t.Fatal(err)
 			}

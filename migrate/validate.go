@@ -8,7 +8,7 @@ import (
 )
 
 // validFingerprint reports whether s has the form Fingerprint returns: sha256:<64 hex digits>.
-func validFingerprint(s string) bool {
+func ValidFingerprint(s string) bool {
 	hex, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(hex) != 64 {
 		return false
@@ -38,10 +38,10 @@ func actionsByClass(c Class) []Action {
 // offset that is present, not negative, not in a gated group, and not backwards unless the
 // policy says --on-conflict=zk. Errors name the group, topic and partition.
 func (p Plan) Validate() error {
-	if err := p.validateHead(); err != nil {
+	if err := p.ValidateHead(); err != nil {
 		return err
 	}
-	if !validFingerprint(p.Fingerprint) {
+	if !ValidFingerprint(p.Fingerprint) {
 		return fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
 	}
 	groups := map[string]bool{}
@@ -63,9 +63,9 @@ func (p Plan) Validate() error {
 	return nil
 }
 
-// validateHead checks what Validate checks of the fields other than the groups and the
+// ValidateHead checks what Validate checks of the fields other than the groups and the
 // fingerprint: a streamed plan has them first, and the rest only at its end.
-func (p Plan) validateHead() error {
+func (p Plan) ValidateHead() error {
 	if p.SchemaVersion != PlanSchemaVersion {
 		return fmt.Errorf("plan schema_version %d is not supported, expected %d (or 1, from an earlier zk2kafka: its plan files are read too)",
 			p.SchemaVersion, PlanSchemaVersion)
@@ -85,15 +85,17 @@ func (p Plan) validateHead() error {
 	return nil
 }
 
-// groupOrder checks a streamed plan's groups: each valid and named after the one before, as
-// Build orders them, so a repeated group is found without remembering every name.
-type groupOrder struct {
-	policy Policy
-	filter FilterSpec
+// GroupOrder checks a streamed plan's groups: each valid under Policy and Filter, and named
+// after the one before, as Build orders them, so a repeated group is found without
+// remembering every name.
+type GroupOrder struct {
+	Policy Policy
+	Filter FilterSpec
 	prev   string
 }
 
-func (o *groupOrder) check(g GroupPlan) error {
+// Check checks g, the group after the ones checked before.
+func (o *GroupOrder) Check(g GroupPlan) error {
 	switch {
 	case g.Group == "":
 		return fmt.Errorf("plan has a group with an empty name")
@@ -103,10 +105,10 @@ func (o *groupOrder) check(g GroupPlan) error {
 		return fmt.Errorf("group %q comes after group %q: a plan lists its groups in name order; edited after it was saved?", g.Group, o.prev)
 	}
 	o.prev = g.Group
-	if err := validateKafkaGroup(g, o.filter); err != nil {
+	if err := validateKafkaGroup(g, o.Filter); err != nil {
 		return err
 	}
-	return validateGroup(g, o.policy)
+	return validateGroup(g, o.Policy)
 }
 
 // validateKafkaGroup checks a group's kafka_group against the plan's group map: a file edited

@@ -10,11 +10,13 @@ import (
 	"os"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // The whole-plan forms of what the commands do a group at a time: tests build, save, read and
-// compare plans that fit in memory. The commands stream (migrate.ScanPlan,
-// migrate.CreatePlanFile, migrate.Copy); these helpers go through the same calls.
+// compare plans that fit in memory. The commands stream (planfile.Scan,
+// planfile.Create, copier.Copy); these helpers go through the same calls.
 
 // EncodePlan writes p as indented JSON after checking it with Validate, as a saved plan file.
 func EncodePlan(w io.Writer, p migrate.Plan) error {
@@ -32,10 +34,10 @@ func EncodePlan(w io.Writer, p migrate.Plan) error {
 }
 
 // DecodePlan reads exactly one plan from r as strictly as copy reads a plan file
-// (migrate.ScanPlan), then checks it whole with Validate.
+// (planfile.Scan), then checks it whole with Validate.
 func DecodePlan(r io.Reader) (migrate.Plan, error) {
 	var groups []migrate.GroupPlan
-	p, err := migrate.ScanPlan(r, func(g migrate.GroupPlan) error { groups = append(groups, g); return nil })
+	p, err := planfile.Scan(r, func(g migrate.GroupPlan) error { groups = append(groups, g); return nil })
 	if err != nil {
 		return migrate.Plan{}, err
 	}
@@ -61,13 +63,13 @@ func ReadPlanFile(path string) (migrate.Plan, error) {
 	return p, nil
 }
 
-// WritePlanFile saves p at path through migrate.CreatePlanFile, as plan --out does; p is
+// WritePlanFile saves p at path through planfile.Create, as plan --out does; p is
 // validated whole first.
 func WritePlanFile(path string, p migrate.Plan) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
-	w, err := migrate.CreatePlanFile(path, p)
+	w, err := planfile.Create(path, p)
 	if err != nil {
 		return err
 	}
@@ -88,25 +90,25 @@ func Drift(saved, fresh migrate.Plan) []string {
 	for _, sg := range saved.Groups {
 		fg, ok := now[sg.Group]
 		if !ok {
-			out = append(out, migrate.DriftGone(sg.Group))
+			out = append(out, copier.DriftGone(sg.Group))
 			continue
 		}
 		delete(now, sg.Group)
-		out = append(out, migrate.GroupDrift(sg, fg)...)
+		out = append(out, copier.GroupDrift(sg, fg)...)
 	}
 	for _, g := range fresh.Groups {
 		if _, added := now[g.Group]; added {
-			out = append(out, migrate.DriftNew(g.Group))
+			out = append(out, copier.DriftNew(g.Group))
 		}
 	}
 	return out
 }
 
 // RunCopier runs c over a plan held whole in memory and gathers every group's result.
-func RunCopier(ctx context.Context, c *migrate.Copier, plan migrate.Plan, execute bool) (migrate.CopyResult, error) {
-	res := migrate.CopyResult{DryRun: !execute}
+func RunCopier(ctx context.Context, c *copier.Copier, plan migrate.Plan, execute bool) (copier.Result, error) {
+	res := copier.Result{DryRun: !execute}
 	whole := func(yield func([]migrate.GroupPlan, error) bool) { yield(plan.Groups, nil) }
-	err := c.Stream(ctx, plan, whole, len(plan.Writes()), execute, func(g migrate.GroupResult) error {
+	err := c.Stream(ctx, plan, whole, len(plan.Writes()), execute, func(g copier.GroupResult) error {
 		res.Groups = append(res.Groups, g)
 		return nil
 	})

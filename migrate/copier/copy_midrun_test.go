@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -24,7 +25,7 @@ type signalBackup struct {
 	once     sync.Once
 }
 
-func (b *signalBackup) Record(ctx context.Context, groups []migrate.GroupResult) error {
+func (b *signalBackup) Record(ctx context.Context, groups []copier.GroupResult) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.mem.Record(ctx, groups); err != nil {
@@ -87,7 +88,7 @@ func TestCopyGatesAgainJustBeforeTheCommit(t *testing.T) {
 				checkG2Blocked(t, res, kafka, tc.wantG2)
 				for _, g := range res.Groups {
 					for _, p := range g.Partitions {
-						if p.Status == migrate.StatusBlocked && !strings.Contains(p.Reason, "just before the commit") {
+						if p.Status == copier.StatusBlocked && !strings.Contains(p.Reason, "just before the commit") {
 							t.Errorf("%s/%s/%d: reason %q does not say what changed before the commit", g.Group, p.Topic, p.Partition, p.Reason)
 						}
 					}
@@ -120,7 +121,7 @@ func TestCopyStoppedWhileTheBatchWasPrepared(t *testing.T) {
 	plan := planFor(t, legacy, kafka)
 	var commitCalls atomic.Int32
 	kafka.OnCommit(func(string) { commitCalls.Add(1) })
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
+	c := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
 	ctx := &stopOnSecondCheck{Context: context.Background()}
 	res, err := migratetest.RunCopier(ctx, c, plan, true)
 	if err == nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "copy stopped after 0 of 2 groups:") {
@@ -170,17 +171,17 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 	cases := []struct {
 		name       string
 		committer  stopDuringCommit
-		want       migrate.PartitionStatus
+		want       copier.PartitionStatus
 		wantReason string // in every partition's reason
 	}{
 		{name: "accepted and answered: read back and reported written",
-			committer: stopDuringCommit{apply: true, answer: true}, want: migrate.StatusWritten},
+			committer: stopDuringCommit{apply: true, answer: true}, want: copier.StatusWritten},
 		{name: "applied, the answer lost to the stop: read back and reported written",
-			committer: stopDuringCommit{apply: true}, want: migrate.StatusWritten},
+			committer: stopDuringCommit{apply: true}, want: copier.StatusWritten},
 		{name: "not applied, the answer lost to the stop: read back, failed, saying what Kafka holds",
-			committer: stopDuringCommit{}, want: migrate.StatusFailed, wantReason: "in flight; read back: Kafka holds"},
+			committer: stopDuringCommit{}, want: copier.StatusFailed, wantReason: "in flight; read back: Kafka holds"},
 		{name: "not applied and Kafka unreadable: failed, saying the outcome is unknown",
-			committer: stopDuringCommit{failReads: true}, want: migrate.StatusFailed, wantReason: "Kafka may hold the target or not"},
+			committer: stopDuringCommit{failReads: true}, want: copier.StatusFailed, wantReason: "Kafka may hold the target or not"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,12 +191,12 @@ func TestCopyStoppedDuringTheCommit(t *testing.T) {
 			defer cancel()
 			committer := tc.committer
 			committer.kafka, committer.cancel = kafka, cancel
-			c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{}, Committer: committer}
+			c := &copier.Copier{Legacy: legacy, Kafka: kafka, Backup: &memBackup{}, Committer: committer}
 			res, err := migratetest.RunCopier(ctx, c, plan, true)
 			if err != nil {
 				t.Fatalf("err = %v, want none: the stop came during the last batch", err)
 			}
-			want := map[string]migrate.PartitionStatus{"g1/t/0": tc.want, "g1/t/1": tc.want, "g2/t/0": tc.want}
+			want := map[string]copier.PartitionStatus{"g1/t/0": tc.want, "g1/t/1": tc.want, "g2/t/0": tc.want}
 			if got := statuses(res); !mapsEqual(got, want) {
 				t.Errorf("statuses = %v, want %v", got, want)
 			}
@@ -244,9 +245,9 @@ func TestCopyGatesAgainAfterAStalledOutput(t *testing.T) {
 
 // checkG2Blocked checks the outcome of a mid-copy change to g2: g1 written, g2 blocked, and
 // Kafka holding for g2 what the change left there (wantG2).
-func checkG2Blocked(t *testing.T, res migrate.CopyResult, kafka *migratetest.KafkaStore, wantG2 map[migrate.TopicPartition]int64) {
+func checkG2Blocked(t *testing.T, res copier.Result, kafka *migratetest.KafkaStore, wantG2 map[migrate.TopicPartition]int64) {
 	t.Helper()
-	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+	want := map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusBlocked}
 	if got := statuses(res); !mapsEqual(got, want) {
 		t.Errorf("statuses = %v, want %v", got, want)
 	}

@@ -1,4 +1,4 @@
-package migrate_test
+package planfile_test
 
 import (
 	"bytes"

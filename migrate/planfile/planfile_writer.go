@@ -1,38 +1,41 @@
-package migrate
+package planfile
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/zk2kafka/zk2kafka/internal/durable"
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
-// PlanFileWriter saves a streamed plan at a path atomically: the groups go to a temporary file
+// Writer saves a streamed plan at a path atomically: the groups go to a temporary file
 // in the same directory as they come; Commit syncs it, renames it over the path and syncs the
 // directory, so a crash or an error leaves either the old file or the whole new plan, never
 // half a plan. The bytes are those of EncodePlan for the same plan.
-type PlanFileWriter struct {
+type Writer struct {
 	path  string
 	tmp   *os.File
-	enc   *GroupsEncoder
-	head  Plan
-	order groupOrder
+	enc   *migrate.GroupsEncoder
+	head  migrate.Plan
+	order migrate.GroupOrder
 	done  bool
 }
 
-// CreatePlanFile starts the plan file at path with the plan's head (its fields other than
+// Create starts the plan file at path with the plan's head (its fields other than
 // Groups and Fingerprint, checked as Validate checks them).
-func CreatePlanFile(path string, head Plan) (*PlanFileWriter, error) {
-	head.Groups, head.Fingerprint = []GroupPlan{}, ""
-	if err := head.validateHead(); err != nil {
+func Create(path string, head migrate.Plan) (*Writer, error) {
+	head.Groups, head.Fingerprint = []migrate.GroupPlan{}, ""
+	if err := head.ValidateHead(); err != nil {
 		return nil, fmt.Errorf("plan file %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("plan file %s: create temporary file: %w", path, err)
 	}
-	w := &PlanFileWriter{path: path, tmp: tmp, enc: NewGroupsEncoder(tmp, 1), head: head,
-		order: groupOrder{policy: head.Policy, filter: head.Filter}}
+	w := &Writer{path: path, tmp: tmp, enc: migrate.NewGroupsEncoder(tmp, 1), head: head,
+		order: migrate.GroupOrder{Policy: head.Policy, Filter: head.Filter}}
 	if err := w.enc.Begin(head); err != nil {
 		return nil, errors.Join(w.fail("write", err), w.Abort())
 	}
@@ -40,9 +43,9 @@ func CreatePlanFile(path string, head Plan) (*PlanFileWriter, error) {
 }
 
 // Groups appends groups to the plan, each checked as Validate checks it and in name order.
-func (w *PlanFileWriter) Groups(gs []GroupPlan) error {
+func (w *Writer) Groups(gs []migrate.GroupPlan) error {
 	for _, g := range gs {
-		if err := w.order.check(g); err != nil {
+		if err := w.order.Check(g); err != nil {
 			return fmt.Errorf("plan file %s: %w", w.path, err)
 		}
 		if err := w.enc.Element(g); err != nil {
@@ -54,13 +57,13 @@ func (w *PlanFileWriter) Groups(gs []GroupPlan) error {
 
 // Commit ends the plan with its fingerprint and puts the file in place. After an error the
 // temporary file is removed and the path left as it was.
-func (w *PlanFileWriter) Commit(fingerprint string) (err error) {
+func (w *Writer) Commit(fingerprint string) (err error) {
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, w.Abort())
 		}
 	}()
-	if !validFingerprint(fingerprint) {
+	if !migrate.ValidFingerprint(fingerprint) {
 		return fmt.Errorf("plan file %s: plan fingerprint %q is not of the form sha256:<64 hex digits>", w.path, fingerprint)
 	}
 	tail := w.head
@@ -84,7 +87,7 @@ func (w *PlanFileWriter) Commit(fingerprint string) (err error) {
 	}
 	w.tmp = nil
 	dir := filepath.Dir(w.path)
-	if err := syncDir(dir); err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		// The rename happened: the plan is complete at path, but may not survive a power loss.
 		return fmt.Errorf("plan file %s: written, but sync of directory %s failed: %w", w.path, dir, err)
 	}
@@ -93,7 +96,7 @@ func (w *PlanFileWriter) Commit(fingerprint string) (err error) {
 
 // Abort removes the temporary file; the path is left as it was. It is a no-op once the file
 // was renamed into place.
-func (w *PlanFileWriter) Abort() error {
+func (w *Writer) Abort() error {
 	if w.tmp == nil {
 		return nil
 	}
@@ -110,6 +113,6 @@ func (w *PlanFileWriter) Abort() error {
 	return errors.Join(errs...)
 }
 
-func (w *PlanFileWriter) fail(op string, err error) error {
+func (w *Writer) fail(op string, err error) error {
 	return fmt.Errorf("plan file %s: %s %s: %w", w.path, op, w.tmp.Name(), err)
 }

@@ -1,4 +1,4 @@
-package migrate
+package copier
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/internal/durable"
 	"github.com/zk2kafka/zk2kafka/internal/strictjson"
 )
 
@@ -62,7 +63,7 @@ func CreateBackup(path string, fingerprint string, now time.Time) (*FileBackup, 
 	}
 	// The file's fsync does not make its directory entry durable: without the directory's, a
 	// crash could lose the whole backup of offsets already overwritten in Kafka.
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := durable.SyncDir(filepath.Dir(path)); err != nil {
 		return nil, errors.Join(fmt.Errorf("create backup file %s: sync directory: %w", path, err), f.Close(), os.Remove(path))
 	}
 	return b, nil

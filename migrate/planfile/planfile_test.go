@@ -1,4 +1,4 @@
-package migrate_test
+package planfile_test
 
 import (
 	"bytes"
@@ -12,14 +12,15 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 func basePlan(t *testing.T) migrate.Plan {
 	t.Helper()
-	in := gateInputs(nil, "Empty", 0)
+	in := migratetest.GateInputs(nil, "Empty", 0)
 	in.Filter = migrate.FilterSpec{Groups: []string{"g"}, TopicRegex: "^t$"}
-	in.Legacy[0].Offsets[0].Mtime = testNow.Add(-3600e9)
-	return mustBuild(t, in, migrate.DefaultPolicy())
+	in.Legacy[0].Offsets[0].Mtime = migratetest.Now.Add(-3600e9)
+	return migratetest.MustBuild(t, in, migrate.DefaultPolicy())
 }
 
 func TestPlanFileRoundTrip(t *testing.T) {
@@ -36,7 +37,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadPlanFile: %v", err)
 	}
-	if !reflect.DeepEqual(normalize(back), normalize(p)) {
+	if !reflect.DeepEqual(migratetest.Normalize(back), migratetest.Normalize(p)) {
 		t.Fatalf("round trip changed the plan:\n got %+v\nwant %+v", back, p)
 	}
 	fi, err := os.Stat(path)
@@ -122,10 +123,10 @@ func encode(t *testing.T, p migrate.Plan) []byte {
 	return buf.Bytes()
 }
 
-// TestReadPlanHeadReorderedKeys: ReadPlanHead gives the file's selection and policy whatever
+// TestReadHeadReorderedKeys: ReadHead gives the file's selection and policy whatever
 // the order of its top-level keys. It used to stop at the groups once it had the policy, and a
 // filter written after them came back empty: copy then planned every group in ZooKeeper.
-func TestReadPlanHeadReorderedKeys(t *testing.T) {
+func TestReadHeadReorderedKeys(t *testing.T) {
 	p := basePlan(t)
 	path := filepath.Join(t.TempDir(), "plan.json")
 	if err := migratetest.WritePlanFile(path, p); err != nil {
@@ -155,7 +156,7 @@ func TestReadPlanHeadReorderedKeys(t *testing.T) {
 				}
 			}
 			b := bytes.NewBufferString("{" + strings.Join(kv, ",") + "}")
-			head, err := migrate.ReadPlanHead(b)
+			head, err := planfile.ReadHead(b)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package migrate
+package copier
 
 import (
 	"context"
@@ -8,27 +8,30 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // ErrDrift is wrapped by Copy's error when the stores changed since the saved plan and the
 // copy was refused (without Replan): nothing was written.
 var ErrDrift = errors.New("the stores changed since the plan")
 
-// CopyJob is one run of copy: the stores, the plan to execute (a saved plan file, or a fresh
+// Job is one run of copy: the stores, the plan to execute (a saved plan file, or a fresh
 // plan of Filter under Policy), how to write it, and the caller's hooks. Copy applies every
 // rule of the CLI to it: nothing here is checked by the caller.
-type CopyJob struct {
+type Job struct {
 	// Legacy is the legacy store the plan (or the check of a saved plan) and each batch's
 	// re-check read. From a SnapshotStore, Copy needs LegacyStopped.
-	Legacy LegacyStore
+	Legacy migrate.LegacyStore
 	// LegacyIdentity is what the legacy source knows of its ZooKeeper (servers, chroot; its
 	// KafkaClusterID is ignored: Copy asks Kafka). With Kafka's cluster id it is the cluster a
 	// fresh plan records and a saved plan is checked against.
-	LegacyIdentity ClusterIdentity
+	LegacyIdentity migrate.ClusterIdentity
 	// LegacyStopped is the caller's word that the legacy consumers are stopped: a
 	// SnapshotStore cannot show whether they run, and Copy refuses it without (CheckWriteFrom).
 	LegacyStopped bool
-	Kafka         KafkaStore
+	Kafka         migrate.KafkaStore
 
 	// PlanFile is the saved plan to execute ("" plans afresh). Its selection and policy are
 	// used; Filter.AllowEmpty still comes from the job.
@@ -40,15 +43,15 @@ type CopyJob struct {
 	// cluster, with a warning, instead of refusing it (ErrOtherCluster).
 	Force bool
 
-	Filter      Filter
-	Policy      Policy
+	Filter      migrate.Filter
+	Policy      migrate.Policy
 	ChunkGroups int
 	// ReadProgress, when set, is told how far the read of the legacy store for the plan (or
 	// for the check of the saved plan) has come; the re-checks are not reported.
-	ReadProgress ReadProgressFunc
+	ReadProgress migrate.ReadProgressFunc
 
 	// Copier settings: see Copier.
-	Metadata    func(group string, e Entry) string
+	Metadata    func(group string, e migrate.Entry) string
 	BatchGroups int
 	Parallel    int
 	GatesOnly   bool
@@ -68,7 +71,7 @@ type CopyJob struct {
 // is read once, without holding the plan, and nothing is written into Kafka: the writes happen
 // as the caller ranges over the returned run's Results. On an error nothing was written and
 // nothing is left open; otherwise the caller must range over Results or Close the run.
-func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
+func Copy(ctx context.Context, job Job) (*Run, error) {
 	log := job.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -80,7 +83,7 @@ func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
 	if job.Legacy == nil || job.Kafka == nil {
 		return nil, errors.New("copy: no legacy store or no Kafka")
 	}
-	if err := CheckWriteFrom(job.Legacy, job.LegacyStopped); err != nil {
+	if err := migrate.CheckWriteFrom(job.Legacy, job.LegacyStopped); err != nil {
 		return nil, err
 	}
 	current, err := CurrentCluster(ctx, job.Kafka, job.LegacyIdentity)
@@ -96,7 +99,7 @@ func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
 			return nil, errors.Join(err, saved.close())
 		}
 	}
-	pl := &Planner{Legacy: WithReadProgress(job.Legacy, job.ReadProgress), Kafka: job.Kafka, Filter: job.Filter, Policy: job.Policy,
+	pl := &migrate.Planner{Legacy: migrate.WithReadProgress(job.Legacy, job.ReadProgress), Kafka: job.Kafka, Filter: job.Filter, Policy: job.Policy,
 		ChunkGroups: job.ChunkGroups, Cluster: current}
 	src, err := copyPlan(ctx, log, pl, saved, job, now())
 	if saved != nil && src != saved {
@@ -108,7 +111,7 @@ func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &CopyRun{Stats: src.stats, src: src, log: log, execute: job.Execute,
+	run := &Run{Stats: src.stats, src: src, log: log, execute: job.Execute,
 		copier: &Copier{Legacy: job.Legacy, Kafka: job.Kafka, Committer: job.Kafka, Metadata: job.Metadata,
 			BatchGroups: job.BatchGroups, Parallel: job.Parallel, GatesOnly: job.GatesOnly, Progress: job.Progress}}
 	if job.Execute {
@@ -123,8 +126,8 @@ func Copy(ctx context.Context, job CopyJob) (*CopyRun, error) {
 	return run, nil
 }
 
-// CopyRun is a copy Copy prepared: checked, planned and backed up, with nothing written yet.
-type CopyRun struct {
+// Run is a copy Copy prepared: checked, planned and backed up, with nothing written yet.
+type Run struct {
 	// Stats are the counts of the plan to execute, from its read before any write: what the
 	// caller shows before the results (the plan head, the writes planned, what was blocked).
 	Stats *PlanStats
@@ -149,7 +152,7 @@ var errStopRange = errors.New("the caller stopped ranging over the results")
 // are never held beyond a batch: a copy of millions of offsets streams. Breaking out of the
 // range stops the copy at the end of the batch in progress: nothing is committed after it.
 // Results may be ranged over once; the run is closed when the range ends.
-func (r *CopyRun) Results(ctx context.Context) iter.Seq2[GroupResult, error] {
+func (r *Run) Results(ctx context.Context) iter.Seq2[GroupResult, error] {
 	return func(yield func(GroupResult, error) bool) {
 		switch {
 		case r.started:
@@ -179,7 +182,7 @@ func (r *CopyRun) Results(ctx context.Context) iter.Seq2[GroupResult, error] {
 // backup file. Results closes the run itself; Close is for a run whose results are not taken,
 // and may be called again. A failure to close is logged: the backup's records were synced as
 // each batch was written.
-func (r *CopyRun) Close() {
+func (r *Run) Close() {
 	if r.closed {
 		return
 	}
@@ -195,16 +198,16 @@ func (r *CopyRun) Close() {
 }
 
 // openSaved opens the saved plan and takes its selection and policy into job.
-func openSaved(job *CopyJob) (*planSource, error) {
+func openSaved(job *Job) (*planSource, error) {
 	src, err := openPlanSource(job.PlanFile)
 	if err != nil {
 		return nil, err
 	}
-	head, err := ReadPlanHead(src.f)
+	head, err := planfile.ReadHead(src.f)
 	if err == nil {
 		allowEmpty := job.Filter.AllowEmpty
 		job.Policy = head.Policy
-		job.Filter, err = NewFilterFromSpec(head.Filter)
+		job.Filter, err = migrate.NewFilterFromSpec(head.Filter)
 		job.Filter.AllowEmpty = allowEmpty
 		src.cluster, src.schema = head.Cluster, head.ReadFromSchema
 	}
@@ -218,7 +221,7 @@ func openSaved(job *CopyJob) (*planSource, error) {
 // is read whole and compared with a fresh plan of the same stores group by group: drift
 // refuses (or, with Replan, a fresh plan is made), an edited file is refused; otherwise the
 // saved file is executed, read once more. Without one, a fresh plan is spilled and executed.
-func copyPlan(ctx context.Context, log *slog.Logger, pl *Planner, saved *planSource, job CopyJob, now time.Time) (*planSource, error) {
+func copyPlan(ctx context.Context, log *slog.Logger, pl *migrate.Planner, saved *planSource, job Job, now time.Time) (*planSource, error) {
 	if saved == nil {
 		return spillFresh(ctx, pl, spillAfter, now)
 	}

@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"context"
@@ -8,21 +8,22 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
 // memBackup records what copy backed up, and can refuse like a full disk.
 type memBackup struct {
-	records map[string][]migrate.PartitionResult
+	records map[string][]copier.PartitionResult
 	fail    error
 }
 
-func (b *memBackup) Record(_ context.Context, groups []migrate.GroupResult) error {
+func (b *memBackup) Record(_ context.Context, groups []copier.GroupResult) error {
 	if b.fail != nil {
 		return b.fail
 	}
 	if b.records == nil {
-		b.records = map[string][]migrate.PartitionResult{}
+		b.records = map[string][]copier.PartitionResult{}
 	}
 	for _, g := range groups {
 		b.records[g.Group] = append(b.records[g.Group], g.Partitions...)
@@ -56,8 +57,8 @@ func planFor(t *testing.T, legacy migrate.LegacyStore, kafka migrate.KafkaState)
 	return p
 }
 
-func statuses(r migrate.CopyResult) map[string]migrate.PartitionStatus {
-	out := map[string]migrate.PartitionStatus{}
+func statuses(r copier.Result) map[string]copier.PartitionStatus {
+	out := map[string]copier.PartitionStatus{}
 	for _, g := range r.Groups {
 		for _, p := range g.Partitions {
 			out[migrate.Key{Group: g.Group, Topic: p.Topic, Partition: p.Partition}.String()] = p.Status
@@ -76,8 +77,8 @@ func committed(t *testing.T, kafka *migratetest.KafkaStore, group string) map[mi
 }
 
 func TestCopy(t *testing.T) {
-	all := func(s migrate.PartitionStatus) map[string]migrate.PartitionStatus {
-		return map[string]migrate.PartitionStatus{"g1/t/0": s, "g1/t/1": s, "g2/t/0": s}
+	all := func(s copier.PartitionStatus) map[string]copier.PartitionStatus {
+		return map[string]copier.PartitionStatus{"g1/t/0": s, "g1/t/1": s, "g2/t/0": s}
 	}
 	cases := []struct {
 		name string
@@ -85,7 +86,7 @@ func TestCopy(t *testing.T) {
 		change     func(l *migratetest.LegacyStore, k *migratetest.KafkaStore)
 		execute    bool
 		backupErr  error
-		want       map[string]migrate.PartitionStatus
+		want       map[string]copier.PartitionStatus
 		wantG1     map[migrate.TopicPartition]int64 // Kafka's commits of g1 afterwards
 		wantErr    bool
 		wantBackup int // partitions backed up
@@ -93,9 +94,9 @@ func TestCopy(t *testing.T) {
 		// read again (TestCopyGatesOnlyTakesZooKeeperFromThePlan covers that mode).
 		zkMoved bool
 	}{
-		{name: "dry run writes nothing", want: all(migrate.StatusWouldWrite),
+		{name: "dry run writes nothing", want: all(copier.StatusWouldWrite),
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
-		{name: "execute writes and reads back", execute: true, want: all(migrate.StatusWritten), wantBackup: 3,
+		{name: "execute writes and reads back", execute: true, want: all(copier.StatusWritten), wantBackup: 3,
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 20}},
 		{name: "legacy consumer came back: group blocked", execute: true, wantBackup: 1,
 			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) {
@@ -104,28 +105,28 @@ func TestCopy(t *testing.T) {
 					{Topic: "t", Partition: 1, Offset: 20, Path: "/consumers/g1/offsets/t/1"}}}
 				l.SetGroup(g)
 			},
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusBlocked, "g1/t/1": migrate.StatusBlocked, "g2/t/0": migrate.StatusWritten},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusBlocked, "g1/t/1": copier.StatusBlocked, "g2/t/0": copier.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
 		{name: "kafka group became active: blocked, not clobbered", execute: true, wantBackup: 1,
 			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetGroup("g1", "Stable", 2) },
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusBlocked, "g1/t/1": migrate.StatusBlocked, "g2/t/0": migrate.StatusWritten},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusBlocked, "g1/t/1": copier.StatusBlocked, "g2/t/0": copier.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
 		{name: "kafka moved past the target: never backwards", execute: true, wantBackup: 2,
 			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) { k.SetCommitted("g1", "t", 1, 50) },
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusBlocked, "g2/t/0": migrate.StatusWritten},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusBlocked, "g2/t/0": copier.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 10, {Topic: "t", Partition: 1}: 50}},
 		{name: "zookeeper moved since the plan: blocked", execute: true, wantBackup: 2, zkMoved: true,
 			change: func(l *migratetest.LegacyStore, _ *migratetest.KafkaStore) { l.SetOffset("g1", "t", 0, 11) },
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusBlocked, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusWritten},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusBlocked, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 20}},
 		{name: "one partition refused by the broker", execute: true, wantBackup: 3,
 			change: func(_ *migratetest.LegacyStore, k *migratetest.KafkaStore) {
 				k.FailPartition(migrate.Key{Group: "g1", Topic: "t", Partition: 0}, errors.New("OFFSET_METADATA_TOO_LARGE"))
 			},
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusFailed, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusWritten},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusFailed, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusWritten},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 20}},
 		{name: "backup fails: nothing written, the run stops", execute: true, backupErr: errors.New("no space left on device"), wantErr: true,
-			want:   map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusFailed, "g1/t/1": migrate.StatusFailed},
+			want:   map[string]copier.PartitionStatus{"g1/t/0": copier.StatusFailed, "g1/t/1": copier.StatusFailed},
 			wantG1: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 1}: 15}},
 	}
 	// Every case runs twice: with the re-check by known znode paths (a LegacyRechecker, as
@@ -180,12 +181,12 @@ func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
 	legacy.SetOffset("g1", "t", 0, 11)
 	legacy.SetGroup(migrate.LegacyGroup{Group: "g2", LiveConsumers: []string{"ids/c1"},
 		Offsets: []migrate.LegacyOffset{{Topic: "t", Partition: 0, Offset: 30, Path: "/consumers/g2/offsets/t/0"}}})
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, BatchGroups: 1, GatesOnly: true}
+	c := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, BatchGroups: 1, GatesOnly: true}
 	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusBlocked}
+	want := map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusBlocked}
 	if got := statuses(res); !mapsEqual(got, want) {
 		t.Errorf("statuses = %v, want %v", got, want)
 	}
@@ -195,7 +196,7 @@ func TestCopyGatesOnlyTakesZooKeeperFromThePlan(t *testing.T) {
 	if got := committed(t, kafka, "g2"); len(got) != 0 {
 		t.Errorf("g2 in kafka = %v, want nothing (a live consumer registered)", got)
 	}
-	if _, err := migratetest.RunCopier(context.Background(), &migrate.Copier{Legacy: legacyOnly{legacy}, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, GatesOnly: true}, plan, true); err == nil {
+	if _, err := migratetest.RunCopier(context.Background(), &copier.Copier{Legacy: legacyOnly{legacy}, Kafka: kafka, Committer: kafka, Backup: &memBackup{}, GatesOnly: true}, plan, true); err == nil {
 		t.Error("gates only over a store without a re-check by path: no error")
 	}
 }
@@ -209,22 +210,22 @@ type legacyOnly struct{ migrate.LegacyStore }
 var recheckModes = []string{"by path", "whole groups", "gates only"}
 
 // recheckCopier is a Copier of one group per batch that re-checks as mode says.
-func recheckCopier(mode string, legacy migrate.LegacyStore, kafka migrate.KafkaState, committer migrate.OffsetCommitter, backup migrate.Backup) *migrate.Copier {
+func recheckCopier(mode string, legacy migrate.LegacyStore, kafka migrate.KafkaState, committer migrate.OffsetCommitter, backup copier.Backup) *copier.Copier {
 	if mode == "whole groups" {
 		legacy = legacyOnly{legacy}
 	}
-	return &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: committer, Backup: backup,
+	return &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: committer, Backup: backup,
 		BatchGroups: 1, GatesOnly: mode == "gates only"}
 }
 
 func TestCopyBackupHoldsPriorKafkaOffset(t *testing.T) {
 	legacy, kafka := copyFixture(t)
 	backup := &memBackup{}
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup}
+	c := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: backup}
 	if _, err := migratetest.RunCopier(context.Background(), c, planFor(t, legacy, kafka), true); err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(backup.records["g1"], func(p migrate.PartitionResult) bool { return p.Partition == 1 })
+	i := slices.IndexFunc(backup.records["g1"], func(p copier.PartitionResult) bool { return p.Partition == 1 })
 	if i < 0 || backup.records["g1"][i].Before == nil || *backup.records["g1"][i].Before != 15 || backup.records["g1"][i].Target != 20 {
 		t.Fatalf("backup of g1/t/1 = %+v, want before 15, target 20", backup.records["g1"])
 	}
@@ -238,12 +239,12 @@ func TestCopyRerunIsIdempotentAndResumes(t *testing.T) {
 	if drift := migratetest.Drift(plan, planFor(t, legacy, kafka)); len(drift) != 0 {
 		t.Fatalf("our own earlier write counted as drift: %v", drift)
 	}
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}}
+	c := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: kafka, Backup: &memBackup{}}
 	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusAlready}
+	want := map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusAlready}
 	if got := statuses(res); !mapsEqual(got, want) {
 		t.Fatalf("statuses = %v, want %v", got, want)
 	}
@@ -255,7 +256,7 @@ func TestCopyRerunIsIdempotentAndResumes(t *testing.T) {
 	if n := len(kafka.Commits()) - before; n != 0 {
 		t.Errorf("re-run committed %d partitions, want 0", n)
 	}
-	if got := res.Counts()[migrate.StatusAlready]; got != 3 {
+	if got := res.Counts()[copier.StatusAlready]; got != 3 {
 		t.Errorf("re-run: %d already, want 3", got)
 	}
 }

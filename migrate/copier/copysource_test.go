@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -39,7 +40,7 @@ func TestPlanSourceRefusesAChangedFile(t *testing.T) {
 	if err := migratetest.WritePlanFile(planFile, p); err != nil {
 		t.Fatal(err)
 	}
-	src, err := migrate.OpenPlanSourceForTest(planFile)
+	src, err := copier.OpenPlanSourceForTest(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestSpillFresh(t *testing.T) {
 		l, k, names := chunkedStores(10)
 		l.SetLive("g004", "c1") // gated: counted, blocked, not kept
 		pl := &migrate.Planner{Legacy: l, Kafka: k, Policy: migrate.DefaultPolicy(), ChunkGroups: 4}
-		src, err := migrate.SpillFreshForTest(context.Background(), pl, limit)
+		src, err := copier.SpillFreshForTest(context.Background(), pl, limit)
 		if err != nil {
 			t.Fatal(err)
 		}

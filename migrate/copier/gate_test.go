@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 )
 
@@ -88,11 +89,11 @@ func TestCopyGatesTheNextBatchInTheReadBack(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantG2 := migrate.StatusWritten
+				wantG2 := copier.StatusWritten
 				if tc.blocked {
-					wantG2 = migrate.StatusBlocked
+					wantG2 = copier.StatusBlocked
 				}
-				want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": wantG2}
+				want := map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusWritten, "g2/t/0": wantG2}
 				if got := statuses(res); !mapsEqual(got, want) {
 					t.Errorf("statuses = %v, want %v", got, want)
 				}
@@ -146,13 +147,13 @@ func TestCopyFoldedReadFailing(t *testing.T) {
 			kafka.mu.Unlock()
 		}
 	})
-	c := &migrate.Copier{Legacy: legacy, Kafka: kafka, Committer: store,
+	c := &copier.Copier{Legacy: legacy, Kafka: kafka, Committer: store,
 		Backup: &signalBackup{backedUp: make(chan struct{})}, BatchGroups: 1}
 	res, err := migratetest.RunCopier(context.Background(), c, plan, true)
 	if err == nil || !strings.Contains(err.Error(), "re-check just before the commit") || !strings.Contains(err.Error(), "broker refused g2") {
 		t.Errorf("err = %v, want g2's own gate to fail with the broker's refusal", err)
 	}
-	want := map[string]migrate.PartitionStatus{"g1/t/0": migrate.StatusWritten, "g1/t/1": migrate.StatusWritten, "g2/t/0": migrate.StatusFailed}
+	want := map[string]copier.PartitionStatus{"g1/t/0": copier.StatusWritten, "g1/t/1": copier.StatusWritten, "g2/t/0": copier.StatusFailed}
 	if got := statuses(res); !mapsEqual(got, want) {
 		t.Errorf("statuses = %v, want %v", got, want)
 	}

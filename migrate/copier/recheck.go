@@ -1,4 +1,4 @@
-package migrate
+package copier
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // prepared is one batch made ready ahead of the writer: re-checked, decided and, when
@@ -15,9 +17,9 @@ import (
 // before the commit was already read and applied, folded into the previous batch's read-back
 // (see readBackGating).
 type prepared struct {
-	chunk   []GroupWrites
+	chunk   []migrate.GroupWrites
 	results []GroupResult
-	commits [][]Commit
+	commits [][]migrate.Commit
 	err     error
 	gated   bool
 	gatedAt time.Time // when the early gate was read (gated)
@@ -74,7 +76,7 @@ func (la *lookahead) takeEarly(ctx context.Context) *prepared {
 
 // prepareAhead takes the batches from chunks as it goes (a streamed plan yields them as it is
 // read); an error from chunks is handed over as a batch that failed.
-func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks iter.Seq2[[]GroupWrites, error], execute bool) *lookahead {
+func (c *Copier) prepareAhead(ctx context.Context, plan migrate.Plan, chunks iter.Seq2[[]migrate.GroupWrites, error], execute bool) *lookahead {
 	ctx, cancel := context.WithCancel(ctx)
 	la := &lookahead{results: make(chan *prepared), cancel: cancel, done: make(chan struct{})}
 	// Two stages, so that a batch's reads overlap the batch before's decision and backup (CPU
@@ -83,8 +85,8 @@ func (c *Copier) prepareAhead(ctx context.Context, plan Plan, chunks iter.Seq2[[
 	// The re-check may thus run two batches ahead of the writer; the gate just before each
 	// commit still reads what changed since.
 	type rechecked struct {
-		chunk []GroupWrites
-		fresh map[string]GroupPlan
+		chunk []migrate.GroupWrites
+		fresh map[string]migrate.GroupPlan
 		err   error
 	}
 	fresh := make(chan rechecked)
@@ -143,10 +145,10 @@ func (la *lookahead) stop() {
 // reads only what the batch's decision depends on: liveness and the planned znodes from
 // ZooKeeper, the batch's topics and groups from Kafka, all at once. Otherwise it re-reads the
 // groups whole with the plan's topic selection.
-func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (map[string]GroupPlan, error) {
-	var in Inputs
+func (c *Copier) recheck(ctx context.Context, plan migrate.Plan, chunk []migrate.GroupWrites) (map[string]migrate.GroupPlan, error) {
+	var in migrate.Inputs
 	var err error
-	rc, ok := c.Legacy.(LegacyRechecker)
+	rc, ok := c.Legacy.(migrate.LegacyRechecker)
 	switch {
 	case ok:
 		in, err = c.recheckInputs(ctx, rc, plan, chunk)
@@ -165,11 +167,11 @@ func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (m
 		}
 		return out, nil
 	}
-	p, err := buildGroups(in, plan.Policy, plan.CreatedAt)
+	p, err := migrate.BuildGroups(in, plan.Policy, plan.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("re-check before writing: %w", err)
 	}
-	out := make(map[string]GroupPlan, len(p.Groups))
+	out := make(map[string]migrate.GroupPlan, len(p.Groups))
 	for _, g := range p.Groups {
 		out[g.Group] = g
 	}
@@ -177,34 +179,34 @@ func (c *Copier) recheck(ctx context.Context, plan Plan, chunk []GroupWrites) (m
 }
 
 // rereadInputs reads the batch's groups whole, as plan does.
-func (c *Copier) rereadInputs(ctx context.Context, plan Plan, chunk []GroupWrites) (Inputs, error) {
+func (c *Copier) rereadInputs(ctx context.Context, plan migrate.Plan, chunk []migrate.GroupWrites) (migrate.Inputs, error) {
 	spec := plan.Filter
 	spec.Groups, spec.GroupRegex, spec.ExcludeGroupRegex = groupNames(chunk), "", ""
-	f, err := NewFilterFromSpec(spec)
+	f, err := migrate.NewFilterFromSpec(spec)
 	if err != nil {
-		return Inputs{}, err
+		return migrate.Inputs{}, err
 	}
-	return ReadInputs(ctx, c.Legacy, c.Kafka, f)
+	return migrate.ReadInputs(ctx, c.Legacy, c.Kafka, f)
 }
 
 // recheckInputs reads the batch's inputs by known paths, the three stores' reads in parallel.
 // Every answer must be complete, as ReadInputs demands.
-func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Plan, chunk []GroupWrites) (Inputs, error) {
-	reqs := make([]RecheckRequest, len(chunk))
+func (c *Copier) recheckInputs(ctx context.Context, rc migrate.LegacyRechecker, plan migrate.Plan, chunk []migrate.GroupWrites) (migrate.Inputs, error) {
+	reqs := make([]migrate.RecheckRequest, len(chunk))
 	var topics []string
 	for i, w := range chunk {
 		reqs[i].Group = w.Group
 		for _, e := range w.Entries {
 			topics = append(topics, e.Topic)
 			if !c.GatesOnly && c.Replan == nil {
-				reqs[i].Offsets = append(reqs[i].Offsets, LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
+				reqs[i].Offsets = append(reqs[i].Offsets, migrate.LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode})
 			}
 		}
 	}
 	slices.Sort(topics)
 	topics = slices.Compact(topics)
 	names := groupNames(chunk)
-	in := Inputs{Filter: plan.Filter, Retention: time.Duration(plan.Retention)}
+	in := migrate.Inputs{Filter: plan.Filter, Retention: time.Duration(plan.Retention)}
 	var wg sync.WaitGroup
 	var errs [3]error
 	wg.Go(func() { in.Legacy, errs[0] = rc.RecheckGroups(ctx, reqs) })
@@ -223,14 +225,14 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 		errs[2] = fmt.Errorf("read %d groups from kafka: %w", len(names), errs[2])
 	}
 	if err := errors.Join(errs[:]...); err != nil {
-		return Inputs{}, err
+		return migrate.Inputs{}, err
 	}
 	if len(in.Legacy) != len(names) {
-		return Inputs{}, fmt.Errorf("re-read %d legacy groups: the store returned %d", len(names), len(in.Legacy))
+		return migrate.Inputs{}, fmt.Errorf("re-read %d legacy groups: the store returned %d", len(names), len(in.Legacy))
 	}
 	for i, g := range in.Legacy {
 		if g.Group != names[i] {
-			return Inputs{}, fmt.Errorf("re-read legacy group %q: the store returned %q in its place", names[i], g.Group)
+			return migrate.Inputs{}, fmt.Errorf("re-read legacy group %q: the store returned %q in its place", names[i], g.Group)
 		}
 		if c.GatesOnly && c.Replan == nil {
 			in.Legacy[i].Offsets = plannedOffsets(chunk[i], plan.Policy.OffsetAdjust)
@@ -238,18 +240,18 @@ func (c *Copier) recheckInputs(ctx context.Context, rc LegacyRechecker, plan Pla
 	}
 	for _, t := range topics {
 		if _, ok := in.Topics[t]; !ok {
-			return Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
+			return migrate.Inputs{}, fmt.Errorf("describe topic %q in kafka: no answer for it", t)
 		}
 	}
 	for _, g := range names {
 		if _, ok := in.Groups[g]; !ok {
-			return Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g)
+			return migrate.Inputs{}, fmt.Errorf("read group %q from kafka: no answer for it", g)
 		}
 	}
 	return in, nil
 }
 
-func groupNames(chunk []GroupWrites) []string {
+func groupNames(chunk []migrate.GroupWrites) []string {
 	names := make([]string, len(chunk))
 	for i, w := range chunk {
 		names[i] = w.Group
@@ -260,10 +262,10 @@ func groupNames(chunk []GroupWrites) []string {
 // plannedOffsets rebuilds the legacy offsets of a group's planned writes from the plan: the
 // value read from ZooKeeper is the entry's ZK offset before --offset-adjust. A planned write
 // always has one.
-func plannedOffsets(w GroupWrites, adj int64) []LegacyOffset {
-	out := make([]LegacyOffset, 0, len(w.Entries))
+func plannedOffsets(w migrate.GroupWrites, adj int64) []migrate.LegacyOffset {
+	out := make([]migrate.LegacyOffset, 0, len(w.Entries))
 	for _, e := range w.Entries {
-		o := LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode, Mtime: e.Mtime}
+		o := migrate.LegacyOffset{Topic: e.Topic, Partition: e.Partition, Path: e.Znode, Mtime: e.Mtime}
 		if e.ZK != nil {
 			o.Offset = *e.ZK - adj
 		} else {

@@ -1,11 +1,15 @@
-package migrate
+package copier
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
 
 // GroupDrift lists how one group present in both a saved and a fresh plan changed, one line
 // per group or partition. A Kafka commit that now equals the planned target is not drift: it is
 // an earlier (interrupted) copy of this very plan, so a re-run resumes instead of refusing.
-func GroupDrift(sg, fg GroupPlan) []string {
+func GroupDrift(sg, fg migrate.GroupPlan) []string {
 	var out []string
 	if fmt.Sprint(sg.Gates) != fmt.Sprint(fg.Gates) {
 		out = append(out, fmt.Sprintf("group %q: gates %v, planned %v", sg.Group, fg.Gates, sg.Gates))
@@ -17,21 +21,21 @@ func GroupDrift(sg, fg GroupPlan) []string {
 func DriftGone(group string) string { return fmt.Sprintf("group %q: gone from ZooKeeper", group) }
 func DriftNew(group string) string  { return fmt.Sprintf("group %q: new since the plan", group) }
 
-func entryDrift(sg, fg GroupPlan) []string {
+func entryDrift(sg, fg migrate.GroupPlan) []string {
 	var out []string
-	now := map[TopicPartition]Entry{}
+	now := map[migrate.TopicPartition]migrate.Entry{}
 	for _, e := range fg.Entries {
-		now[TopicPartition{e.Topic, e.Partition}] = e
+		now[migrate.TopicPartition{Topic: e.Topic, Partition: e.Partition}] = e
 	}
 	for _, se := range sg.Entries {
-		tp := TopicPartition{se.Topic, se.Partition}
+		tp := migrate.TopicPartition{Topic: se.Topic, Partition: se.Partition}
 		fe, ok := now[tp]
 		if !ok {
 			out = append(out, fmt.Sprintf("group %q %s: ZooKeeper offset gone", sg.Group, tp))
 			continue
 		}
 		delete(now, tp)
-		resumed := se.Action == ActionWrite && fe.Kafka != nil && *fe.Kafka == se.Target
+		resumed := se.Action == migrate.ActionWrite && fe.Kafka != nil && *fe.Kafka == se.Target
 		switch {
 		case !sameOffset(se.ZK, fe.ZK):
 			out = append(out, fmt.Sprintf("group %q %s: ZooKeeper offset %s, planned %s", sg.Group, tp, show(fe.ZK), show(se.ZK)))
@@ -42,7 +46,7 @@ func entryDrift(sg, fg GroupPlan) []string {
 		}
 	}
 	for _, fe := range fg.Entries {
-		if tp := (TopicPartition{fe.Topic, fe.Partition}); now[tp].Topic != "" {
+		if tp := (migrate.TopicPartition{Topic: fe.Topic, Partition: fe.Partition}); now[tp].Topic != "" {
 			out = append(out, fmt.Sprintf("group %q %s: new since the plan", sg.Group, tp))
 		}
 	}

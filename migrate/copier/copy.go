@@ -1,4 +1,9 @@
-package migrate
+// Package copier is copy's executor: it runs a plan, saved or made afresh, a batch of groups
+// at a time, and holds every refusal of the copy verb (Copy), so that a library caller cannot
+// skip one. It reads the stores through migrate's interfaces and saved plan files (through
+// planfile); it writes a backup line for each write (backup files), the Kafka commits, and a
+// temporary plan file when a fresh plan is too large to hold.
+package copier
 
 import (
 	"context"
@@ -7,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // PartitionStatus is the outcome of one planned write.
@@ -48,14 +55,14 @@ type GroupResult struct {
 	Partitions []PartitionResult `json:"partitions"`
 }
 
-// CopyResult is the outcome of a copy, per group and partition. The core never prints it.
-type CopyResult struct {
+// Result is the outcome of a copy, per group and partition. The core never prints it.
+type Result struct {
 	DryRun bool          `json:"dry_run"`
 	Groups []GroupResult `json:"groups"`
 }
 
 // Counts returns how many planned writes ended in each status.
-func (r CopyResult) Counts() map[PartitionStatus]int {
+func (r Result) Counts() map[PartitionStatus]int {
 	n := map[PartitionStatus]int{}
 	for _, g := range r.Groups {
 		for _, p := range g.Partitions {
@@ -79,12 +86,12 @@ const DefaultParallel = 16
 
 // Copier executes a plan's writes.
 type Copier struct {
-	Legacy    LegacyStore
-	Kafka     KafkaState
-	Committer OffsetCommitter
+	Legacy    migrate.LegacyStore
+	Kafka     migrate.KafkaState
+	Committer migrate.OffsetCommitter
 	Backup    Backup // required when executing
 	// Metadata gives the provenance string committed with an entry (nil: none).
-	Metadata func(group string, e Entry) string
+	Metadata func(group string, e migrate.Entry) string
 	// BatchGroups is how many groups are re-checked and committed together (default 32; the CLI uses 128).
 	BatchGroups int
 	// Parallel bounds concurrent group commits within a batch (0: DefaultParallel).
@@ -108,7 +115,7 @@ type Copier struct {
 	// move it instead of sleeping.
 	Now func() time.Time
 
-	gmap GroupMap // the plan's group map (Stream sets it)
+	gmap migrate.GroupMap // the plan's group map (Stream sets it)
 }
 
 func (c *Copier) now() time.Time {
@@ -121,13 +128,13 @@ func (c *Copier) now() time.Time {
 // Replanner plans the groups of a batch afresh from what the re-check read: one GroupPlan per
 // group of in.Legacy (same names), whose write entries are what may be committed now. An entry
 // planned as a write is committed only when the fresh plan still writes the same target.
-type Replanner func(in Inputs) (map[string]GroupPlan, error)
+type Replanner func(in migrate.Inputs) (map[string]migrate.GroupPlan, error)
 
 // decideBatch compares each of the batch's planned writes with its fresh plan and, when
 // executing, backs up what the commits will overwrite: after it, the batch is ready to commit.
-func (c *Copier) decideBatch(ctx context.Context, chunk []GroupWrites, fresh map[string]GroupPlan, execute bool) ([]GroupResult, [][]Commit, error) {
+func (c *Copier) decideBatch(ctx context.Context, chunk []migrate.GroupWrites, fresh map[string]migrate.GroupPlan, execute bool) ([]GroupResult, [][]migrate.Commit, error) {
 	results := make([]GroupResult, len(chunk))
-	commits := make([][]Commit, len(chunk))
+	commits := make([][]migrate.Commit, len(chunk))
 	for i, w := range chunk {
 		results[i], commits[i] = decide(w, fresh[w.Group], c.Metadata, execute)
 		if k := c.gmap.Kafka(w.Group); k != w.Group {
@@ -168,7 +175,7 @@ const earlyGateMaxAge = 100 * time.Millisecond
 // the read-back also gates the batch after it (readBackGating).
 func (c *Copier) writeBatch(ctx context.Context, pb *prepared, ahead *lookahead) error {
 	results, commits := pb.results, pb.commits
-	if !slices.ContainsFunc(commits, func(cs []Commit) bool { return len(cs) > 0 }) {
+	if !slices.ContainsFunc(commits, func(cs []migrate.Commit) bool { return len(cs) > 0 }) {
 		return nil // nothing to commit, nothing to read back
 	}
 	// The batch was re-checked while the one before it was committed: a consumer may have
@@ -222,25 +229,25 @@ func settle(results []GroupResult, from, to PartitionStatus, reason string) {
 }
 
 // decide compares each planned write with the fresh plan of its group.
-func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string, execute bool) (GroupResult, []Commit) {
-	now := map[TopicPartition]Entry{}
+func decide(w migrate.GroupWrites, fresh migrate.GroupPlan, metadata func(string, migrate.Entry) string, execute bool) (GroupResult, []migrate.Commit) {
+	now := map[migrate.TopicPartition]migrate.Entry{}
 	for _, e := range fresh.Entries {
-		now[TopicPartition{e.Topic, e.Partition}] = e
+		now[migrate.TopicPartition{Topic: e.Topic, Partition: e.Partition}] = e
 	}
 	gr := GroupResult{Group: w.Group}
-	var commits []Commit
+	var commits []migrate.Commit
 	for _, planned := range w.Entries {
 		pr := PartitionResult{Topic: planned.Topic, Partition: planned.Partition, Target: planned.Target}
-		e, ok := now[TopicPartition{planned.Topic, planned.Partition}]
+		e, ok := now[migrate.TopicPartition{Topic: planned.Topic, Partition: planned.Partition}]
 		pr.Before = e.Kafka
 		switch {
 		case !ok:
 			pr.Status, pr.Reason = StatusBlocked, "the ZooKeeper offset is gone since the plan"
 		case e.Kafka != nil && *e.Kafka == planned.Target:
 			pr.Status, pr.Reason = StatusAlready, "Kafka already holds the target"
-		case e.Action != ActionWrite && e.Class == "":
+		case e.Action != migrate.ActionWrite && e.Class == "":
 			pr.Status, pr.Reason = StatusBlocked, "changed since the plan: "+e.Reason
-		case e.Action != ActionWrite:
+		case e.Action != migrate.ActionWrite:
 			pr.Status, pr.Reason = StatusBlocked, "changed since the plan: now "+string(e.Class)+": "+e.Reason
 		case e.Target != planned.Target:
 			pr.Status, pr.Reason = StatusBlocked, fmt.Sprintf("changed since the plan: target %d, planned %d (re-run plan)", e.Target, planned.Target)
@@ -251,7 +258,7 @@ func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string,
 			if metadata != nil {
 				md = metadata(w.Group, e)
 			}
-			commits = append(commits, Commit{TopicPartition: TopicPartition{e.Topic, e.Partition}, Offset: e.Target, Metadata: md})
+			commits = append(commits, migrate.Commit{TopicPartition: migrate.TopicPartition{Topic: e.Topic, Partition: e.Partition}, Offset: e.Target, Metadata: md})
 			pr.Status = statusPending
 		}
 		gr.Partitions = append(gr.Partitions, pr)
@@ -259,7 +266,7 @@ func decide(w GroupWrites, fresh GroupPlan, metadata func(string, Entry) string,
 	return gr, commits
 }
 
-func (c *Copier) commitAll(ctx context.Context, results []GroupResult, commits [][]Commit) {
+func (c *Copier) commitAll(ctx context.Context, results []GroupResult, commits [][]migrate.Commit) {
 	parallel := c.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel
@@ -300,8 +307,8 @@ func stoppedMidCommit(err error) bool {
 
 // applyCommit records per-partition commit outcomes: never one verdict for the whole group
 // unless the whole request failed.
-func applyCommit(gr *GroupResult, errs []CommitError, err error) {
-	byTP := map[TopicPartition]error{}
+func applyCommit(gr *GroupResult, errs []migrate.CommitError, err error) {
+	byTP := map[migrate.TopicPartition]error{}
 	for _, ce := range errs {
 		byTP[ce.TopicPartition] = ce.Err
 	}
@@ -312,7 +319,7 @@ func applyCommit(gr *GroupResult, errs []CommitError, err error) {
 		}
 		// A per-partition answer wins over the group error: the writer sets the group error when
 		// ctx ended even though earlier chunks were accepted, and those must be read back.
-		switch cerr, ok := byTP[TopicPartition{p.Topic, p.Partition}]; {
+		switch cerr, ok := byTP[migrate.TopicPartition{Topic: p.Topic, Partition: p.Partition}]; {
 		case !ok && stoppedMidCommit(err), ok && stoppedMidCommit(cerr):
 			// The request may have reached the broker before the stop, and be applied: read back.
 			p.Status = statusInFlight

@@ -1,4 +1,4 @@
-package migrate_test
+package planfile_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // TestPlanRetentionInSeconds: a plan writes offsets_retention as a number of seconds (schema 2),
@@ -56,7 +57,7 @@ func TestPlanSchema1StillRead(t *testing.T) {
 			back.Fingerprint != p.Fingerprint || len(back.Groups) != 1 || len(back.Groups[0].Entries) != 5 {
 			t.Fatalf("%s: schema 1 plan read as %+v, %v", name, back, err)
 		}
-		head, err := migrate.ReadPlanHead(strings.NewReader(text))
+		head, err := planfile.ReadHead(strings.NewReader(text))
 		if err != nil || head.SchemaVersion != migrate.PlanSchemaVersion {
 			t.Fatalf("%s: head %+v, %v", name, head, err)
 		}

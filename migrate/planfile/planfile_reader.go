@@ -1,4 +1,4 @@
-package migrate
+package planfile
 
 import (
 	"bufio"
@@ -10,35 +10,36 @@ import (
 	"slices"
 
 	"github.com/zk2kafka/zk2kafka/internal/strictjson"
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // planTopKeys are the keys of a plan document's top-level object.
 var planTopKeys = []string{"schema_version", "created_at", "policy", "offsets_retention", "filter", "cluster", "groups", "fingerprint"}
 
-// headKeys are the keys ReadPlanHead must have seen to stop at the groups (offsets_retention
+// headKeys are the keys ReadHead must have seen to stop at the groups (offsets_retention
 // may be left out; a plan written before cluster was recorded is read whole, to its end). plan writes them first; a file reordered by hand may put one after the
 // groups, and is then read on: stopping early returned an empty filter, and copy planned every
 // group in ZooKeeper in place of the file's selection.
 var headKeys = []string{"schema_version", "created_at", "policy", "filter", "cluster"}
 
-// ScanPlan reads exactly one plan from r as strictly as DecodePlan, one group at a time: each
+// Scan reads exactly one plan from r as strictly as DecodePlan, one group at a time: each
 // group is checked (its keys, then as Validate checks it, in name order) and handed to fn
 // before the next is read, so memory holds one group, not the plan. The returned Plan has every
 // field but Groups. An error from fn stops the scan and is returned as is. A plan fn saw part
-// of is not a plan until ScanPlan returns nil: a caller that must not act on half a file scans
+// of is not a plan until Scan returns nil: a caller that must not act on half a file scans
 // it whole first.
-func ScanPlan(r io.Reader, fn func(GroupPlan) error) (Plan, error) {
+func Scan(r io.Reader, fn func(migrate.GroupPlan) error) (migrate.Plan, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	if !startsWithObject(br) {
 		// Not a plan (empty, null, an array...): read it whole and let the checks of the whole
 		// document name what it is, as they always did.
 		p, err := decodeWhole(br)
 		if err != nil {
-			return Plan{}, err
+			return migrate.Plan{}, err
 		}
 		for _, g := range p.Groups {
 			if err := fn(g); err != nil {
-				return Plan{}, err
+				return migrate.Plan{}, err
 			}
 		}
 		p.Groups = nil
@@ -49,26 +50,26 @@ func ScanPlan(r io.Reader, fn func(GroupPlan) error) (Plan, error) {
 	if err != nil {
 		var cb callbackError
 		if errors.As(err, &cb) {
-			return Plan{}, cb.err
+			return migrate.Plan{}, cb.err
 		}
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
+		return migrate.Plan{}, fmt.Errorf("decode plan: %w", err)
 	}
 	return p, nil
 }
 
-// ReadPlanHead reads a plan's fields before its groups (the selection, the policy, the time
+// ReadHead reads a plan's fields before its groups (the selection, the policy, the time
 // it was made), checked, without reading the groups: what copy needs to plan the same
 // selection afresh before it reads the file whole. The fingerprint, after the groups, is not
 // read. A file with any of headKeys after its groups is scanned whole.
-func ReadPlanHead(r io.Reader) (Plan, error) {
+func ReadHead(r io.Reader) (migrate.Plan, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if !startsWithObject(br) {
 		return decodeWhole(br)
 	}
 	s := &planScanner{headOnly: true, dec: json.NewDecoder(br), known: planFieldNames}
-	p, err := s.scan(func(GroupPlan) error { return nil })
+	p, err := s.scan(func(migrate.GroupPlan) error { return nil })
 	if err != nil {
-		return Plan{}, fmt.Errorf("decode plan: %w", err)
+		return migrate.Plan{}, fmt.Errorf("decode plan: %w", err)
 	}
 	p.ReadFromSchema = s.fromSchema
 	return p, nil
@@ -85,7 +86,7 @@ type callbackError struct{ err error }
 func (e callbackError) Error() string { return e.err.Error() }
 
 type planScanner struct {
-	headOnly bool // stop at the groups (ReadPlanHead)
+	headOnly bool // stop at the groups (ReadHead)
 	dec      *json.Decoder
 	known    map[string]bool
 	started  bool // a first token was read
@@ -97,101 +98,101 @@ type planScanner struct {
 	fromSchema int
 }
 
-func (s *planScanner) scan(fn func(GroupPlan) error) (Plan, error) {
-	var p Plan
+func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, error) {
+	var p migrate.Plan
 	if err := s.delim('{', "$"); err != nil {
-		return Plan{}, err
+		return migrate.Plan{}, err
 	}
 	var seen []string
-	order := groupOrder{}
+	order := migrate.GroupOrder{}
 	// A plan always has its policy before its groups, which are checked against it. A file
 	// reordered by hand (a tool that sorts keys) is still read, its groups held until the
 	// policy comes: the memory bound is for the files plan writes.
-	var held []GroupPlan
+	var held []migrate.GroupPlan
 	for s.dec.More() {
 		tok, err := s.token("$")
 		if err != nil {
-			return Plan{}, err
+			return migrate.Plan{}, err
 		}
 		key, _ := tok.(string)
 		switch {
 		case !slices.Contains(planTopKeys, key):
-			return Plan{}, fmt.Errorf("$: unknown field %q", key)
+			return migrate.Plan{}, fmt.Errorf("$: unknown field %q", key)
 		case slices.Contains(seen, key):
-			return Plan{}, fmt.Errorf("$: field %q appears twice", key)
+			return migrate.Plan{}, fmt.Errorf("$: field %q appears twice", key)
 		}
 		seen = append(seen, key)
 		if key == "groups" {
 			if s.headOnly && containsAll(seen, headKeys) {
 				if err := s.upgrade(&p); err != nil {
-					return Plan{}, err
+					return migrate.Plan{}, err
 				}
-				if err := p.validateHead(); err != nil {
-					return Plan{}, err
+				if err := p.ValidateHead(); err != nil {
+					return migrate.Plan{}, err
 				}
 				return p, nil
 			}
 			// The groups are checked against the policy and the filter (its group map).
 			if !slices.Contains(seen, "policy") || !slices.Contains(seen, "filter") {
-				err = s.groups(nil, func(g GroupPlan) error { held = append(held, g); return nil })
+				err = s.groups(nil, func(g migrate.GroupPlan) error { held = append(held, g); return nil })
 			} else if err = p.Policy.Validate(); err != nil {
 				err = fmt.Errorf("plan policy: %w", err)
-			} else if _, err = NewFilterFromSpec(p.Filter); err != nil {
+			} else if _, err = migrate.NewFilterFromSpec(p.Filter); err != nil {
 				err = fmt.Errorf("plan filter: %w", err)
 			} else {
-				order.policy, order.filter = p.Policy, p.Filter
+				order.Policy, order.Filter = p.Policy, p.Filter
 				err = s.groups(&order, fn)
 			}
 			if err != nil {
-				return Plan{}, err
+				return migrate.Plan{}, err
 			}
 			continue
 		}
 		if err := s.field(key, &p); err != nil {
-			return Plan{}, err
+			return migrate.Plan{}, err
 		}
 	}
 	if err := s.delim('}', "$"); err != nil {
-		return Plan{}, err
+		return migrate.Plan{}, err
 	}
 	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return Plan{}, fmt.Errorf("after the plan at byte %d: %w", s.dec.InputOffset(), err)
+			return migrate.Plan{}, fmt.Errorf("after the plan at byte %d: %w", s.dec.InputOffset(), err)
 		}
-		return Plan{}, fmt.Errorf("trailing data after the plan at byte %d", s.dec.InputOffset())
+		return migrate.Plan{}, fmt.Errorf("trailing data after the plan at byte %d", s.dec.InputOffset())
 	}
 	if held != nil {
 		if err := p.Policy.Validate(); err != nil {
-			return Plan{}, fmt.Errorf("plan policy: %w", err)
+			return migrate.Plan{}, fmt.Errorf("plan policy: %w", err)
 		}
-		order.policy, order.filter = p.Policy, p.Filter
+		order.Policy, order.Filter = p.Policy, p.Filter
 		for _, g := range held {
-			if err := order.check(g); err != nil {
-				return Plan{}, err
+			if err := order.Check(g); err != nil {
+				return migrate.Plan{}, err
 			}
 			if err := fn(g); err != nil {
-				return Plan{}, callbackError{err}
+				return migrate.Plan{}, callbackError{err}
 			}
 		}
 	}
 	p.Groups = nil
 	if s.array {
-		p.Groups = []GroupPlan{} // as the standard decoder leaves "groups": []
+		p.Groups = []migrate.GroupPlan{} // as the standard decoder leaves "groups": []
 	}
 	if err := s.upgrade(&p); err != nil {
-		return Plan{}, err
+		return migrate.Plan{}, err
 	}
-	if err := p.validateHead(); err != nil {
-		return Plan{}, err
+	if err := p.ValidateHead(); err != nil {
+		return migrate.Plan{}, err
 	}
-	if !validFingerprint(p.Fingerprint) {
-		return Plan{}, fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
+	if !migrate.ValidFingerprint(p.Fingerprint) {
+		return migrate.Plan{}, fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
 	}
 	return p, nil
 }
 
 // field decodes the value of one top-level key other than groups into p, strictly.
-func (s *planScanner) field(key string, p *Plan) error {
+func (s *planScanner) field(key string, p *migrate.Plan) error {
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
 		return eofError(err)
@@ -207,7 +208,7 @@ func (s *planScanner) field(key string, p *Plan) error {
 }
 
 // groups reads the groups array one element at a time; order nil: fn checks them.
-func (s *planScanner) groups(order *groupOrder, fn func(GroupPlan) error) error {
+func (s *planScanner) groups(order *migrate.GroupOrder, fn func(migrate.GroupPlan) error) error {
 	tok, err := s.token("$.groups")
 	if err != nil {
 		return err
@@ -224,12 +225,12 @@ func (s *planScanner) groups(order *groupOrder, fn func(GroupPlan) error) error 
 		if err := s.dec.Decode(&raw); err != nil {
 			return eofError(err)
 		}
-		var g GroupPlan
+		var g migrate.GroupPlan
 		if err := s.strict(fmt.Sprintf("$.groups[%d]", i), raw, &g); err != nil {
 			return err
 		}
 		if order != nil {
-			if err := order.check(g); err != nil {
+			if err := order.Check(g); err != nil {
 				return err
 			}
 		}

@@ -1,9 +1,11 @@
-package migrate
+package copier
 
 import (
 	"context"
 	"fmt"
 	"iter"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // Stream re-reads the stores for each batch of groups just before writing them, so that the gates
@@ -29,18 +31,18 @@ import (
 // batch is done (a failed batch's results too, before the error). total is the number of
 // groups with writes, for the messages (0: unknown). An error from groups stops the copy as a
 // failed store read does: the batches before it are written, nothing after.
-func (c *Copier) Stream(ctx context.Context, head Plan, groups iter.Seq2[[]GroupPlan, error], total int, execute bool, sink func(GroupResult) error) error {
+func (c *Copier) Stream(ctx context.Context, head migrate.Plan, groups iter.Seq2[[]migrate.GroupPlan, error], total int, execute bool, sink func(GroupResult) error) error {
 	if execute && c.Backup == nil {
 		return fmt.Errorf("copy: no backup configured: refusing to write")
 	}
 	// The plan's group map: each legacy group's state is read from, and its offsets committed
 	// into, the Kafka group it lands in; liveness stays the legacy group's.
-	gm, err := head.Filter.groupMap()
+	gm, err := head.Filter.Map()
 	if err != nil {
 		return fmt.Errorf("copy: plan filter: %w", err)
 	}
 	mapped := *c
-	mapped.gmap, mapped.Kafka, mapped.Committer = gm, MapKafka(c.Kafka, gm), MapCommitter(c.Committer, gm)
+	mapped.gmap, mapped.Kafka, mapped.Committer = gm, migrate.MapKafka(c.Kafka, gm), migrate.MapCommitter(c.Committer, gm)
 	c = &mapped
 	batch := max(c.BatchGroups, 1)
 	if c.BatchGroups == 0 {
@@ -97,15 +99,15 @@ func (c *Copier) Stream(ctx context.Context, head Plan, groups iter.Seq2[[]Group
 
 // writeBatches turns a stream of plan groups into batches of size groups with writes, the
 // same batches as chunking the whole plan's Writes would give.
-func writeBatches(groups iter.Seq2[[]GroupPlan, error], size int) iter.Seq2[[]GroupWrites, error] {
-	return func(yield func([]GroupWrites, error) bool) {
-		var cur []GroupWrites
+func writeBatches(groups iter.Seq2[[]migrate.GroupPlan, error], size int) iter.Seq2[[]migrate.GroupWrites, error] {
+	return func(yield func([]migrate.GroupWrites, error) bool) {
+		var cur []migrate.GroupWrites
 		for gs, err := range groups {
 			if err != nil {
 				yield(nil, err) // the partial batch is dropped: nothing after the error
 				return
 			}
-			for _, w := range (Plan{Groups: gs}).Writes() {
+			for _, w := range (migrate.Plan{Groups: gs}).Writes() {
 				if cur = append(cur, w); len(cur) == size {
 					if !yield(cur, nil) {
 						return

@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )
 
 // TestCreateBackup: the header is on disk when CreateBackup returns (the file and, since it is
@@ -34,7 +34,7 @@ func TestCreateBackup(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.path(t.TempDir())
-			b, err := migrate.CreateBackup(path, "fp", time.Unix(0, 0))
+			b, err := copier.CreateBackup(path, "fp", time.Unix(0, 0))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -44,7 +44,7 @@ func TestCreateBackup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := b.Record(context.Background(), []migrate.GroupResult{{Group: "g", Partitions: []migrate.PartitionResult{{Topic: "t", Target: 5}}}}); err != nil {
+			if err := b.Record(context.Background(), []copier.GroupResult{{Group: "g", Partitions: []copier.PartitionResult{{Topic: "t", Target: 5}}}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.Close(); err != nil {
@@ -55,8 +55,8 @@ func TestCreateBackup(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-			var h migrate.BackupHeader
-			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &h) != nil || h.Backup != migrate.BackupSchemaVersion || h.Fingerprint != "fp" {
+			var h copier.BackupHeader
+			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &h) != nil || h.Backup != copier.BackupSchemaVersion || h.Fingerprint != "fp" {
 				t.Fatalf("backup file = %q, want a header with fingerprint fp and one record", data)
 			}
 		})

@@ -1,4 +1,4 @@
-package migrate
+package copier
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // gateBatch reads the batch's gates again just before its commits: the Kafka group state and
 // commits (one Groups call) and the legacy liveness registrations, then applies them (applyGate).
-func (c *Copier) gateBatch(ctx context.Context, results []GroupResult, commits [][]Commit) error {
+func (c *Copier) gateBatch(ctx context.Context, results []GroupResult, commits [][]migrate.Commit) error {
 	names := gatedNames(results, commits)
-	var states map[string]GroupState
+	var states map[string]migrate.GroupState
 	var live map[string][]string
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -32,7 +34,7 @@ func (c *Copier) gateBatch(ctx context.Context, results []GroupResult, commits [
 }
 
 // gatedNames lists the groups of a batch that have commits to make: the ones its gate reads.
-func gatedNames(results []GroupResult, commits [][]Commit) []string {
+func gatedNames(results []GroupResult, commits [][]migrate.Commit) []string {
 	var names []string
 	for i := range results {
 		if len(commits[i]) > 0 {
@@ -47,7 +49,7 @@ func gatedNames(results []GroupResult, commits [][]Commit) []string {
 // group with commits must have an answer in states, else nothing is changed. A blocked
 // partition's record stays in the backup, which is harmless: restore puts a record back only
 // where Kafka holds its Target, so an uncommitted one is refused there as moved since the copy.
-func applyGate(results []GroupResult, commits [][]Commit, states map[string]GroupState, live map[string][]string) error {
+func applyGate(results []GroupResult, commits [][]migrate.Commit, states map[string]migrate.GroupState, live map[string][]string) error {
 	for _, g := range gatedNames(results, commits) {
 		if _, ok := states[g]; !ok {
 			return fmt.Errorf("re-check just before the commit: read group %q from kafka: no answer for it", g)
@@ -63,13 +65,13 @@ func applyGate(results []GroupResult, commits [][]Commit, states map[string]Grou
 			kg = results[i].KafkaGroup
 		}
 		st := states[g]
-		blocked := map[TopicPartition]bool{}
+		blocked := map[migrate.TopicPartition]bool{}
 		for j := range results[i].Partitions {
 			p := &results[i].Partitions[j]
 			if p.Status != statusPending {
 				continue
 			}
-			now, has := st.Committed[TopicPartition{p.Topic, p.Partition}]
+			now, has := st.Committed[migrate.TopicPartition{Topic: p.Topic, Partition: p.Partition}]
 			var reason string
 			switch {
 			case len(live[g]) > 0:
@@ -83,9 +85,9 @@ func applyGate(results []GroupResult, commits [][]Commit, states map[string]Grou
 				continue
 			}
 			p.Status, p.Reason = StatusBlocked, reason
-			blocked[TopicPartition{p.Topic, p.Partition}] = true
+			blocked[migrate.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = true
 		}
-		commits[i] = slices.DeleteFunc(commits[i], func(cm Commit) bool { return blocked[cm.TopicPartition] })
+		commits[i] = slices.DeleteFunc(commits[i], func(cm migrate.Commit) bool { return blocked[cm.TopicPartition] })
 	}
 	return nil
 }
@@ -94,8 +96,8 @@ func applyGate(results []GroupResult, commits [][]Commit, states map[string]Grou
 // without offsets when the store offers it, else by reading the groups whole.
 func (c *Copier) liveness(ctx context.Context, groups []string) (map[string][]string, error) {
 	out := make(map[string][]string, len(groups))
-	if rc, ok := c.Legacy.(LegacyRechecker); ok {
-		reqs := make([]RecheckRequest, len(groups))
+	if rc, ok := c.Legacy.(migrate.LegacyRechecker); ok {
+		reqs := make([]migrate.RecheckRequest, len(groups))
 		for i, g := range groups {
 			reqs[i].Group = g
 		}
@@ -114,7 +116,7 @@ func (c *Copier) liveness(ctx context.Context, groups []string) (map[string][]st
 		}
 		return out, nil
 	}
-	err := c.Legacy.ReadGroups(ctx, groups, func(g LegacyGroup) error {
+	err := c.Legacy.ReadGroups(ctx, groups, func(g migrate.LegacyGroup) error {
 		out[g.Group] = g.LiveConsumers
 		return nil
 	})
@@ -156,7 +158,7 @@ func (c *Copier) readBack(ctx context.Context, results []GroupResult) error {
 
 // applyReadBack marks each committed partition of results, and each whose commit was in flight
 // at a stop, written when states holds exactly its target, failed otherwise.
-func applyReadBack(results []GroupResult, states map[string]GroupState) {
+func applyReadBack(results []GroupResult, states map[string]migrate.GroupState) {
 	for i := range results {
 		st := states[results[i].Group]
 		for j := range results[i].Partitions {
@@ -164,7 +166,7 @@ func applyReadBack(results []GroupResult, states map[string]GroupState) {
 			if p.Status != statusCommitted && p.Status != statusInFlight {
 				continue
 			}
-			got, ok := st.Committed[TopicPartition{p.Topic, p.Partition}]
+			got, ok := st.Committed[migrate.TopicPartition{Topic: p.Topic, Partition: p.Partition}]
 			switch {
 			case p.Status == statusInFlight && (!ok || got != p.Target):
 				what := "no commit"
@@ -210,7 +212,7 @@ func (c *Copier) readBackGating(ctx, readCtx context.Context, results []GroupRes
 		return c.readBack(readCtx, results)
 	}
 	var (
-		states map[string]GroupState
+		states map[string]migrate.GroupState
 		live   map[string][]string
 		errs   [2]error
 		wg     sync.WaitGroup

@@ -1,4 +1,4 @@
-package migrate
+package copier
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // planSource is the plan copy executes, streamed from a file it has already read whole and
@@ -22,9 +25,9 @@ type planSource struct {
 	// remove deletes a temporary plan file's directory on close (nil: the operator's file).
 	remove func() error
 	// mem holds a small fresh plan's writes instead of a file (f nil).
-	mem []GroupPlan
+	mem []migrate.GroupPlan
 	// cluster and schema are a saved plan's recorded cluster and schema_version as written.
-	cluster *ClusterIdentity
+	cluster *migrate.ClusterIdentity
 	schema  int
 }
 
@@ -76,8 +79,8 @@ func (s *planSource) unchanged() error {
 
 // groups streams the file's groups again, from its start, one group at a time, checking before
 // each that the file is still the one checked. Copier.Stream pulls them as it goes.
-func (s *planSource) groups() iter.Seq2[[]GroupPlan, error] {
-	return func(yield func([]GroupPlan, error) bool) {
+func (s *planSource) groups() iter.Seq2[[]migrate.GroupPlan, error] {
+	return func(yield func([]migrate.GroupPlan, error) bool) {
 		if s.f == nil {
 			yield(s.mem, nil)
 			return
@@ -91,11 +94,11 @@ func (s *planSource) groups() iter.Seq2[[]GroupPlan, error] {
 			return
 		}
 		stopped := false
-		_, err := ScanPlan(s.f, func(g GroupPlan) error {
+		_, err := planfile.Scan(s.f, func(g migrate.GroupPlan) error {
 			if err := s.unchanged(); err != nil {
 				return err
 			}
-			if !yield([]GroupPlan{g}, nil) {
+			if !yield([]migrate.GroupPlan{g}, nil) {
 				stopped = true
 				return errors.New("stopped")
 			}
@@ -119,7 +122,7 @@ const spillAfter = 20000
 // their writes: in memory up to spillAfter of them, beyond that in a temporary plan file. It
 // is what copy without --plan executes: the plan is read whole before anything is written, as
 // it always was, and its fingerprint is known for the backup header.
-func spillFresh(ctx context.Context, pl *Planner, limit int, now time.Time) (*planSource, error) {
+func spillFresh(ctx context.Context, pl *migrate.Planner, limit int, now time.Time) (*planSource, error) {
 	sink := &spillSink{limit: limit}
 	tail, err := pl.Stream(ctx, now, sink)
 	if err == nil && sink.file != nil {
@@ -145,34 +148,34 @@ func spillFresh(ctx context.Context, pl *Planner, limit int, now time.Time) (*pl
 
 // spillSink counts every group and keeps only the groups with writes, only their writes.
 type spillSink struct {
-	head    Plan
+	head    migrate.Plan
 	stats   *PlanStats
-	mem     []GroupPlan
+	mem     []migrate.GroupPlan
 	entries int
 	limit   int    // writes kept in memory before the spill
 	dir     string // the temporary directory, once spilled
-	file    *PlanFileWriter
+	file    *planfile.Writer
 }
 
 func (s *spillSink) path() string { return filepath.Join(s.dir, "plan.json") }
 
-func (s *spillSink) Head(p Plan) error {
+func (s *spillSink) Head(p migrate.Plan) error {
 	s.head, s.stats = p, NewPlanStats(p)
 	return nil
 }
 
-func (s *spillSink) Groups(gs []GroupPlan) error {
+func (s *spillSink) Groups(gs []migrate.GroupPlan) error {
 	for _, g := range gs {
 		s.stats.Add(g)
-		var writes []Entry
+		var writes []migrate.Entry
 		for _, e := range g.Entries {
-			if e.Action == ActionWrite {
+			if e.Action == migrate.ActionWrite {
 				writes = append(writes, e)
 			}
 		}
 		if len(writes) > 0 {
 			// A group with writes has no gates (Build blocks a gated group's writes).
-			s.mem = append(s.mem, GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
+			s.mem = append(s.mem, migrate.GroupPlan{Group: g.Group, KafkaState: g.KafkaState, KafkaMembers: g.KafkaMembers,
 				LiveConsumers: g.LiveConsumers, Gates: g.Gates, Entries: writes})
 			s.entries += len(writes)
 		}
@@ -186,7 +189,7 @@ func (s *spillSink) Groups(gs []GroupPlan) error {
 			return fmt.Errorf("temporary plan file: %w", err)
 		}
 		s.dir = dir
-		if s.file, err = CreatePlanFile(s.path(), s.head); err != nil {
+		if s.file, err = planfile.Create(s.path(), s.head); err != nil {
 			return err
 		}
 	}

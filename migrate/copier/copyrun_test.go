@@ -1,4 +1,4 @@
-package migrate_test
+package copier_test
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/copier"
 	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/planfile"
 )
 
 // snapshotLegacy is the fake legacy store as a point-in-time copy (a data directory): its
@@ -29,11 +31,11 @@ var zkA = migrate.ClusterIdentity{ZooKeeper: []string{"zk1:2181", "zk2:2181"}, C
 // planFileSink saves a streamed plan as plan --out does.
 type planFileSink struct {
 	path string
-	w    *migrate.PlanFileWriter
+	w    *planfile.Writer
 }
 
 func (s *planFileSink) Head(p migrate.Plan) (err error) {
-	s.w, err = migrate.CreatePlanFile(s.path, p)
+	s.w, err = planfile.Create(s.path, p)
 	return err
 }
 
@@ -45,13 +47,13 @@ func savePlanOn(t *testing.T, legacy migrate.LegacyStore, kafka *migratetest.Kaf
 	t.Helper()
 	ctx := context.Background()
 	kafka.SetClusterID(kafkaID)
-	cluster, err := migrate.CurrentCluster(ctx, kafka, zkA)
+	cluster, err := copier.CurrentCluster(ctx, kafka, zkA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sink := &planFileSink{path: path}
 	pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy(), Cluster: cluster}
-	tail, err := pl.Stream(ctx, testNow, sink)
+	tail, err := pl.Stream(ctx, migratetest.Now, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func schema1(doc map[string]any) {
 	doc["offsets_retention"] = (time.Duration(secs) * time.Second).String()
 }
 
-// TestCopyRefusals calls migrate.Copy directly with each input the CLI refuses: the refusal is
+// TestCopyRefusals calls Copy directly with each input the CLI refuses: the refusal is
 // the core's, so a library caller cannot skip it. A refused copy writes nothing, creates no
 // backup and returns no run; an allowed one writes nothing until its Results are ranged over,
 // then writes every planned offset.
@@ -143,7 +145,7 @@ func TestCopyRefusals(t *testing.T) {
 				legacy = snapshotLegacy{fake}
 			}
 			dir := t.TempDir()
-			job := migrate.CopyJob{Legacy: legacy, LegacyIdentity: zkA, LegacyStopped: tc.stopped, Kafka: kafka, Force: tc.force,
+			job := copier.Job{Legacy: legacy, LegacyIdentity: zkA, LegacyStopped: tc.stopped, Kafka: kafka, Force: tc.force,
 				Policy: migrate.DefaultPolicy(), Execute: !tc.dryRun, Backup: filepath.Join(dir, "backup.jsonl")}
 			if tc.zk != nil {
 				job.LegacyIdentity = *tc.zk
@@ -156,7 +158,7 @@ func TestCopyRefusals(t *testing.T) {
 			var logs bytes.Buffer
 			job.Log = slog.New(slog.NewTextHandler(&logs, nil))
 
-			run, err := migrate.Copy(ctx, job)
+			run, err := copier.Copy(ctx, job)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) || run != nil || !strings.Contains(err.Error(), tc.wantMsg) {
 					t.Fatalf("Copy = %v, %v; want the refusal %v naming %q", run, err, tc.wantErr, tc.wantMsg)
@@ -181,16 +183,16 @@ func TestCopyRefusals(t *testing.T) {
 			if run.Stats.WriteGroups != 2 {
 				t.Errorf("stats: %d groups with writes, want 2", run.Stats.WriteGroups)
 			}
-			got := map[string]migrate.PartitionStatus{}
+			got := map[string]copier.PartitionStatus{}
 			for gr, err := range run.Results(ctx) {
 				if err != nil {
 					t.Fatalf("Results: %v", err)
 				}
-				maps.Copy(got, statuses(migrate.CopyResult{Groups: []migrate.GroupResult{gr}}))
+				maps.Copy(got, statuses(copier.Result{Groups: []copier.GroupResult{gr}}))
 			}
-			want := migrate.StatusWritten
+			want := copier.StatusWritten
 			if tc.dryRun {
-				want = migrate.StatusWouldWrite
+				want = copier.StatusWouldWrite
 			}
 			for _, k := range []string{"g1/t/0", "g1/t/1", "g2/t/0"} {
 				if got[k] != want {
@@ -210,10 +212,10 @@ func TestCopyRefusals(t *testing.T) {
 // the results are taken once; a run closed before its results writes nothing.
 func TestCopyResults(t *testing.T) {
 	ctx := context.Background()
-	prepare := func(t *testing.T) (*migrate.CopyRun, *migratetest.KafkaStore) {
+	prepare := func(t *testing.T) (*copier.Run, *migratetest.KafkaStore) {
 		t.Helper()
 		legacy, kafka := copyFixture(t)
-		run, err := migrate.Copy(ctx, migrate.CopyJob{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy(), BatchGroups: 1,
+		run, err := copier.Copy(ctx, copier.Job{Legacy: legacy, Kafka: kafka, Policy: migrate.DefaultPolicy(), BatchGroups: 1,
 			Execute: true, Backup: filepath.Join(t.TempDir(), "backup.jsonl")})
 		if err != nil {
 			t.Fatal(err)
