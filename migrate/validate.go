@@ -164,6 +164,21 @@ func validateGroup(g GroupPlan, pol Policy) error {
 }
 
 func validateEntry(e Entry, gated bool, pol Policy) error {
+	if err := validateClassAction(e); err != nil {
+		return err
+	}
+	if err := validateOffsets(e); err != nil {
+		return err
+	}
+	if e.Action != ActionWrite {
+		return nil
+	}
+	return validateWrite(e, gated, pol)
+}
+
+// validateClassAction checks an entry's names: its class, its action, and that the class
+// allows the action.
+func validateClassAction(e Entry) error {
 	// An unlistable offsets folder is reported as an invalid-znode entry without a topic.
 	if e.Topic == "" && e.Class != ClassInvalidZnode {
 		return fmt.Errorf("empty topic name")
@@ -176,6 +191,14 @@ func validateEntry(e Entry, gated bool, pol Policy) error {
 		return fmt.Errorf("unknown action %q", e.Action)
 	case !slices.Contains(allowed, e.Action):
 		return fmt.Errorf("action %q is not possible for class %q", e.Action, e.Class)
+	}
+	return nil
+}
+
+// validateOffsets checks an entry's numbers: present as its class needs them, never negative,
+// and a log range that is one.
+func validateOffsets(e Entry) error {
+	switch {
 	case e.Partition < 0 && e.Class != ClassInvalidZnode:
 		return fmt.Errorf("negative partition")
 	case e.Class == ClassInvalidZnode && e.ZK != nil:
@@ -193,14 +216,21 @@ func validateEntry(e Entry, gated bool, pol Policy) error {
 	case e.Target < 0:
 		return fmt.Errorf("target %d is negative", e.Target)
 	}
-	if e.Action != ActionWrite {
-		return nil
-	}
-	return validateWrite(e, gated, pol)
+	return nil
 }
 
-// validateWrite checks the one action that changes Kafka.
+// validateWrite checks the one action that changes Kafka: allowed over what Kafka holds, and
+// to the target the class decides.
 func validateWrite(e Entry, gated bool, pol Policy) error {
+	if err := validateOverKafka(e, gated, pol); err != nil {
+		return err
+	}
+	return validateTarget(e, pol)
+}
+
+// validateOverKafka checks a write against Kafka's commit: none in a gated group, none without
+// the commit its class names, and none that moves Kafka where on_conflict forbids.
+func validateOverKafka(e Entry, gated bool, pol Policy) error {
 	switch {
 	case gated:
 		return fmt.Errorf("write in a gated group")
@@ -208,13 +238,21 @@ func validateWrite(e Entry, gated bool, pol Policy) error {
 		return fmt.Errorf("class zk-only with a kafka_offset")
 	case e.Class != ClassZKOnly && e.Kafka == nil && e.Class != ClassBelowLogStart && e.Class != ClassAboveLogEnd:
 		return fmt.Errorf("class %q needs a kafka_offset", e.Class)
-	case e.Kafka != nil && e.Target == *e.Kafka:
+	case e.Kafka == nil:
+		return nil
+	case e.Target == *e.Kafka:
 		return fmt.Errorf("write of target %d equal to the kafka_offset", e.Target)
-	case e.Kafka != nil && e.Target < *e.Kafka && pol.OnConflict != ConflictZK:
+	case e.Target < *e.Kafka && pol.OnConflict != ConflictZK:
 		return fmt.Errorf("write moves Kafka backwards from %d to %d, but on_conflict is %q", *e.Kafka, e.Target, pol.OnConflict)
-	case e.Kafka != nil && e.Target > *e.Kafka && pol.OnConflict != ConflictZK && pol.OnConflict != ConflictMax:
+	case e.Target > *e.Kafka && pol.OnConflict != ConflictZK && pol.OnConflict != ConflictMax:
 		return fmt.Errorf("write over kafka_offset %d, but on_conflict is %q", *e.Kafka, pol.OnConflict)
 	}
+	return nil
+}
+
+// validateTarget checks a write's target: the log bound for a clamped out-of-range offset,
+// else the ZooKeeper offset itself, inside the log.
+func validateTarget(e Entry, pol Policy) error {
 	if e.Class == ClassBelowLogStart || e.Class == ClassAboveLogEnd {
 		if pol.OutOfRange != RangeClamp || e.LogStart == nil {
 			return fmt.Errorf("write of an out-of-range offset needs out_of_range clamp and the log range")

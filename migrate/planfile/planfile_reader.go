@@ -96,6 +96,9 @@ type planScanner struct {
 	retention string
 	// fromSchema is the schema_version the file gave, before upgrade.
 	fromSchema int
+	seen       []string            // the top-level keys read so far
+	order      migrate.GroupOrder  // the groups' rules, once the policy and filter are read
+	held       []migrate.GroupPlan // groups read before the policy or the filter
 }
 
 func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, error) {
@@ -103,92 +106,121 @@ func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, erro
 	if err := s.delim('{', "$"); err != nil {
 		return migrate.Plan{}, err
 	}
-	var seen []string
-	order := migrate.GroupOrder{}
-	// A plan always has its policy before its groups, which are checked against it. A file
-	// reordered by hand (a tool that sorts keys) is still read, its groups held until the
-	// policy comes: the memory bound is for the files plan writes.
-	var held []migrate.GroupPlan
 	for s.dec.More() {
-		tok, err := s.token("$")
+		key, err := s.topKey()
 		if err != nil {
 			return migrate.Plan{}, err
 		}
-		key, _ := tok.(string)
-		switch {
-		case !slices.Contains(planTopKeys, key):
-			return migrate.Plan{}, fmt.Errorf("$: unknown field %q", key)
-		case slices.Contains(seen, key):
-			return migrate.Plan{}, fmt.Errorf("$: field %q appears twice", key)
+		if key != "groups" {
+			err = s.field(key, &p)
+		} else if s.headOnly && containsAll(s.seen, headKeys) {
+			return s.head(p)
+		} else {
+			err = s.groupsField(&p, fn)
 		}
-		seen = append(seen, key)
-		if key == "groups" {
-			if s.headOnly && containsAll(seen, headKeys) {
-				if err := s.upgrade(&p); err != nil {
-					return migrate.Plan{}, err
-				}
-				if err := p.ValidateHead(); err != nil {
-					return migrate.Plan{}, err
-				}
-				return p, nil
-			}
-			// The groups are checked against the policy and the filter (its group map).
-			if !slices.Contains(seen, "policy") || !slices.Contains(seen, "filter") {
-				err = s.groups(nil, func(g migrate.GroupPlan) error { held = append(held, g); return nil })
-			} else if err = p.Policy.Validate(); err != nil {
-				err = fmt.Errorf("plan policy: %w", err)
-			} else if _, err = migrate.NewFilterFromSpec(p.Filter); err != nil {
-				err = fmt.Errorf("plan filter: %w", err)
-			} else {
-				order.Policy, order.Filter = p.Policy, p.Filter
-				err = s.groups(&order, fn)
-			}
-			if err != nil {
-				return migrate.Plan{}, err
-			}
-			continue
-		}
-		if err := s.field(key, &p); err != nil {
+		if err != nil {
 			return migrate.Plan{}, err
 		}
 	}
-	if err := s.delim('}', "$"); err != nil {
+	if err := s.end(); err != nil {
 		return migrate.Plan{}, err
 	}
-	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return migrate.Plan{}, fmt.Errorf("after the plan at byte %d: %w", s.dec.InputOffset(), err)
-		}
-		return migrate.Plan{}, fmt.Errorf("trailing data after the plan at byte %d", s.dec.InputOffset())
-	}
-	if held != nil {
-		if err := p.Policy.Validate(); err != nil {
-			return migrate.Plan{}, fmt.Errorf("plan policy: %w", err)
-		}
-		order.Policy, order.Filter = p.Policy, p.Filter
-		for _, g := range held {
-			if err := order.Check(g); err != nil {
-				return migrate.Plan{}, err
-			}
-			if err := fn(g); err != nil {
-				return migrate.Plan{}, callbackError{err}
-			}
-		}
+	if err := s.replayHeld(p, fn); err != nil {
+		return migrate.Plan{}, err
 	}
 	p.Groups = nil
 	if s.array {
 		p.Groups = []migrate.GroupPlan{} // as the standard decoder leaves "groups": []
 	}
-	if err := s.upgrade(&p); err != nil {
-		return migrate.Plan{}, err
-	}
-	if err := p.ValidateHead(); err != nil {
+	p, err := s.head(p)
+	if err != nil {
 		return migrate.Plan{}, err
 	}
 	if !migrate.ValidFingerprint(p.Fingerprint) {
 		return migrate.Plan{}, fmt.Errorf("plan fingerprint %q is not of the form sha256:<64 hex digits>", p.Fingerprint)
 	}
 	return p, nil
+}
+
+// topKey reads the next top-level key: a known one, and the first time.
+func (s *planScanner) topKey() (string, error) {
+	tok, err := s.token("$")
+	if err != nil {
+		return "", err
+	}
+	key, _ := tok.(string)
+	switch {
+	case !slices.Contains(planTopKeys, key):
+		return "", fmt.Errorf("$: unknown field %q", key)
+	case slices.Contains(s.seen, key):
+		return "", fmt.Errorf("$: field %q appears twice", key)
+	}
+	s.seen = append(s.seen, key)
+	return key, nil
+}
+
+// head upgrades p to the current schema and checks its fields other than the groups and the
+// fingerprint.
+func (s *planScanner) head(p migrate.Plan) (migrate.Plan, error) {
+	if err := s.upgrade(&p); err != nil {
+		return migrate.Plan{}, err
+	}
+	if err := p.ValidateHead(); err != nil {
+		return migrate.Plan{}, err
+	}
+	return p, nil
+}
+
+// groupsField reads the groups. A plan always has its policy before its groups, which are
+// checked against it and the filter (its group map). A file reordered by hand (a tool that
+// sorts keys) is still read, its groups held until the policy comes: the memory bound is for
+// the files plan writes.
+func (s *planScanner) groupsField(p *migrate.Plan, fn func(migrate.GroupPlan) error) error {
+	if !slices.Contains(s.seen, "policy") || !slices.Contains(s.seen, "filter") {
+		return s.groups(nil, func(g migrate.GroupPlan) error { s.held = append(s.held, g); return nil })
+	}
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("plan policy: %w", err)
+	}
+	if _, err := migrate.NewFilterFromSpec(p.Filter); err != nil {
+		return fmt.Errorf("plan filter: %w", err)
+	}
+	s.order.Policy, s.order.Filter = p.Policy, p.Filter
+	return s.groups(&s.order, fn)
+}
+
+// end reads the plan's closing brace, and nothing after it.
+func (s *planScanner) end() error {
+	if err := s.delim('}', "$"); err != nil {
+		return err
+	}
+	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return fmt.Errorf("after the plan at byte %d: %w", s.dec.InputOffset(), err)
+		}
+		return fmt.Errorf("trailing data after the plan at byte %d", s.dec.InputOffset())
+	}
+	return nil
+}
+
+// replayHeld checks and hands fn the groups held because they came before the policy.
+func (s *planScanner) replayHeld(p migrate.Plan, fn func(migrate.GroupPlan) error) error {
+	if s.held == nil {
+		return nil
+	}
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("plan policy: %w", err)
+	}
+	s.order.Policy, s.order.Filter = p.Policy, p.Filter
+	for _, g := range s.held {
+		if err := s.order.Check(g); err != nil {
+			return err
+		}
+		if err := fn(g); err != nil {
+			return callbackError{err}
+		}
+	}
+	return nil
 }
 
 // field decodes the value of one top-level key other than groups into p, strictly.
