@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/zkreader"
 )
 
@@ -318,7 +319,7 @@ func readPlan(b *testing.B, ctx context.Context, legacy migrate.LegacyStore, kaf
 	if err != nil {
 		b.Fatal(err)
 	}
-	plan, err := migrate.Build(in, migrate.DefaultPolicy(), time.Now())
+	plan, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestCopyResumesAfterInterruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := migrate.Build(in, saved.Policy, time.Now())
+	fresh, err := migratetest.Build(in, saved.Policy, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

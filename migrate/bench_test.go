@@ -35,14 +35,14 @@ func benchInputs(groups, partitions int) migrate.Inputs {
 func BenchmarkBuild100k(b *testing.B) {
 	in := benchInputs(1000, 100)
 	for b.Loop() {
-		if _, err := migrate.Build(in, migrate.DefaultPolicy(), migratetest.Now); err != nil {
+		if _, err := migratetest.Build(in, migrate.DefaultPolicy(), migratetest.Now); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkDecodePlan100k(b *testing.B) {
-	p, err := migrate.Build(benchInputs(1000, 100), migrate.DefaultPolicy(), migratetest.Now)
+	p, err := migratetest.Build(benchInputs(1000, 100), migrate.DefaultPolicy(), migratetest.Now)
 	if err != nil {
 		b.Fatal(err)
 	}

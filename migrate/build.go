@@ -9,27 +9,16 @@ import (
 	"time"
 )
 
-// Build computes the plan for in under policy p. It is a pure function: it reads nothing but
-// its arguments and writes nothing. now stamps Plan.CreatedAt and is the "recent" of a suspect
-// offset (flagSuspect).
+// Build computes the plan for in under policy p, all but its fingerprint (Fingerprint; the
+// planner streams it as it reads): copy's re-check of a batch compares entries and never the
+// fingerprint. It is a pure function: it reads nothing but its arguments and writes nothing.
+// now stamps Plan.CreatedAt and is the "recent" of a suspect offset (flagSuspect).
 //
 // An error means the inputs are not a complete, consistent read (a legacy group without Kafka
 // state, a topic without a description, a negative Kafka commit or log range): the plan would
 // be guessed, so none is returned. Everything about the offsets themselves, however odd, is an
 // entry with a class, an action and a reason instead.
 func Build(in Inputs, p Policy, now time.Time) (Plan, error) {
-	plan, err := BuildGroups(in, p, now)
-	if err != nil {
-		return Plan{}, err
-	}
-	plan.Fingerprint = Fingerprint(in)
-	return plan, nil
-}
-
-// buildGroups is Build without the fingerprint, for copy's re-check of a batch, which compares
-// entries and never the fingerprint (hashing every input was a sixth of the CPU that prepares a
-// 10k-offset batch: re-check, decision and backup).
-func BuildGroups(in Inputs, p Policy, now time.Time) (Plan, error) {
 	if err := p.Validate(); err != nil {
 		return Plan{}, err
 	}

@@ -135,11 +135,11 @@ func TestBuildRejectsIncompleteInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in, pol := good(), migrate.DefaultPolicy()
-			if _, err := migrate.Build(in, pol, migratetest.Now); err != nil {
+			if _, err := migratetest.Build(in, pol, migratetest.Now); err != nil {
 				t.Fatalf("setup: %v", err)
 			}
 			tt.edit(&in, &pol)
-			_, err := migrate.Build(in, pol, migratetest.Now)
+			_, err := migratetest.Build(in, pol, migratetest.Now)
 			if err == nil || !strings.Contains(err.Error(), tt.reason) {
 				t.Fatalf("Build error = %v, want one containing %q", err, tt.reason)
 			}

@@ -17,7 +17,7 @@ import (
 // in testdata/fuzz/FuzzDecodePlan; run with: go test ./migrate -run '^$' -fuzz FuzzDecodePlan
 func FuzzDecodePlan(f *testing.F) {
 	var buf bytes.Buffer
-	p, err := migrate.Build(migratetest.GateInputs([]string{"c1"}, "Empty", 0), migrate.DefaultPolicy(), migratetest.Now)
+	p, err := migratetest.Build(migratetest.GateInputs([]string{"c1"}, "Empty", 0), migrate.DefaultPolicy(), migratetest.Now)
 	if err != nil {
 		f.Fatal(err)
 	}

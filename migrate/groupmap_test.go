@@ -120,7 +120,7 @@ func TestPlanUnderGroupMap(t *testing.T) {
 			in, err := migrate.ReadInputs(context.Background(), legacy, kafka, f)
 			var p migrate.Plan
 			if err == nil {
-				p, err = migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+				p, err = migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 			}
 			sink := &mapSink{}
 			pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy()}
@@ -229,7 +229,7 @@ func TestPlanFileGroupMapRoundTripAndEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	p, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

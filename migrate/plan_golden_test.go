@@ -23,7 +23,7 @@ func TestBuildPlanGolden(t *testing.T) {
 			for _, pol := range policies() {
 				pol.OffsetAdjust = adj
 				in := goldenInputs(gated, adj)
-				plan, err := migrate.Build(in, pol, migratetest.Now)
+				plan, err := migratetest.Build(in, pol, migratetest.Now)
 				if err != nil {
 					t.Fatalf("Build gated=%v policy %+v: %v", gated, pol, err)
 				}

@@ -19,7 +19,7 @@ func TestPlanWithUnlistableOffsetsFolderSaves(t *testing.T) {
 		Topics: map[string]migrate.TopicInfo{},
 		Groups: map[string]migrate.GroupState{"g": {}},
 	}
-	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	p, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestTopicFilterKeepsUnlistableGroup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			built, err := migrate.Build(in, migrate.DefaultPolicy(), migratetest.Now)
+			built, err := migratetest.Build(in, migrate.DefaultPolicy(), migratetest.Now)
 			if err != nil {
 				t.Fatal(err)
 			}

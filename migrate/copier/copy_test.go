@@ -50,7 +50,7 @@ func planFor(t *testing.T, legacy migrate.LegacyStore, kafka migrate.KafkaState)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	p, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

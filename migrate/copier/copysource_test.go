@@ -32,7 +32,7 @@ func chunkedStores(n int) (*migratetest.LegacyStore, *migratetest.KafkaStore, []
 // stream of its groups with an error naming it.
 func TestPlanSourceRefusesAChangedFile(t *testing.T) {
 	l, k, _ := chunkedStores(3)
-	p, err := migrate.Build(mustInputs(t, l, k), migrate.DefaultPolicy(), time.Now())
+	p, err := migratetest.Build(mustInputs(t, l, k), migrate.DefaultPolicy(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

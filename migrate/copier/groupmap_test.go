@@ -51,7 +51,7 @@ func TestCopyUnderGroupMap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+			p, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestBackupNamesTheKafkaGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := migrate.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
+	p, err := migratetest.Build(in, migrate.DefaultPolicy(), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func (c *Copier) recheck(ctx context.Context, plan migrate.Plan, chunk []migrate
 		}
 		return out, nil
 	}
-	p, err := migrate.BuildGroups(in, plan.Policy, plan.CreatedAt)
+	p, err := migrate.Build(in, plan.Policy, plan.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("re-check before writing: %w", err)
 	}

@@ -32,11 +32,22 @@ func GateInputs(live []string, state string, members int) migrate.Inputs {
 	}
 }
 
+// Build is the whole plan migrate.Build computes, with its fingerprint: the plan a plan file
+// made of in holds.
+func Build(in migrate.Inputs, p migrate.Policy, now time.Time) (migrate.Plan, error) {
+	plan, err := migrate.Build(in, p, now)
+	if err != nil {
+		return migrate.Plan{}, err
+	}
+	plan.Fingerprint = migrate.Fingerprint(in)
+	return plan, nil
+}
+
 // MustBuild builds the plan at Now and checks what must hold for every plan Build returns: it
 // validates, and it survives an encode/decode round trip unchanged.
 func MustBuild(t testing.TB, in migrate.Inputs, p migrate.Policy) migrate.Plan {
 	t.Helper()
-	plan, err := migrate.Build(in, p, Now)
+	plan, err := Build(in, p, Now)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
