@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
@@ -178,7 +179,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		}
 	}
 	var expiries func() int64
-	var lease mirror.Lease // single writer: nil without --execute or without a ZooKeeper watcher
+	var lease migrate.LegacyLease // single writer: nil without --execute or without a ZooKeeper watcher
 	if src.Watch != nil {
 		w, err := src.Watch(ctx)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zk2kafka/zk2kafka/archive"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/zk2kafka/zk2kafka/migrate"
 	"golang.org/x/term"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
 // progress draws one line on stderr while a command reads or writes, only when stderr is a

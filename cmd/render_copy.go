@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
+
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/copier"
 )

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
+
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 

@@ -60,15 +60,7 @@ type Watcher interface {
 	// Expiries counts the session expiries so far.
 	Expiries() int64
 	// OpenLease takes a place in line for the lease on this watcher's session.
-	OpenLease(ctx context.Context, owner zkreader.LeaseOwner) (Lease, error)
-	Close()
-}
-
-// Lease is dual-commit's single-writer lease (zkreader.Lease).
-type Lease interface {
-	migrate.WriteLease
-	// State says whether this instance writes now, and who holds the lease.
-	State() (held bool, holder string)
+	OpenLease(ctx context.Context, owner zkreader.LeaseOwner) (migrate.LegacyLease, error)
 	Close()
 }
 
@@ -184,6 +176,6 @@ func EnsembleIdentity(servers string) (id migrate.ClusterIdentity, where string)
 // zkWatcher is a zkreader.Watcher that opens the lease on its own session.
 type zkWatcher struct{ *zkreader.Watcher }
 
-func (w zkWatcher) OpenLease(ctx context.Context, owner zkreader.LeaseOwner) (Lease, error) {
+func (w zkWatcher) OpenLease(ctx context.Context, owner zkreader.LeaseOwner) (migrate.LegacyLease, error) {
 	return zkreader.OpenLease(ctx, w.Watcher, owner)
 }

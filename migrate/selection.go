@@ -13,24 +13,6 @@ import (
 // nothing. dual-commit, a service that waits for groups to appear, is the exception.
 var ErrEmptySelection = errors.New("the selection matches no group")
 
-// NearbyRoot is a folder of legacy groups one chroot level away from the one looked under.
-type NearbyRoot struct {
-	Root    string // the groups folder, e.g. "/kafka/consumers"
-	Connect string // the connect string that reads it (--zk), e.g. "zk1:2181/kafka"
-	Groups  int    // how many groups it holds
-}
-
-// LegacyRoots is implemented by a legacy store that can name the folder it lists groups under
-// and find other group folders one chroot level away (zkreader.Reader). It is asked only when a
-// selection is refused, to say where the groups may be.
-type LegacyRoots interface {
-	// GroupsRoot is the folder ListGroups lists, as the operator would name it: "<chroot>/consumers".
-	GroupsRoot() string
-	// NearbyRoots returns the folders of groups, with at least one group, one chroot level up or
-	// down from GroupsRoot's.
-	NearbyRoots(ctx context.Context) ([]NearbyRoot, error)
-}
-
 // SelectionError is a selection refused before anything is read: groups named by --group that
 // are not in the legacy store (ErrGroupNotFound), or no group selected at all (ErrEmptySelection).
 type SelectionError struct {

@@ -138,6 +138,15 @@ type WriteLease interface {
 	Gained() <-chan struct{}
 }
 
+// LegacyLease is the WriteLease as the legacy source opens it (zkreader.Lease, on the watcher's
+// session): the mirror holds it for each write; its owner reports State and closes it.
+type LegacyLease interface {
+	WriteLease
+	// State says whether this instance writes now, and who holds the lease.
+	State() (held bool, holder string)
+	Close()
+}
+
 // LegacyWriter is the write side of the legacy store (zkreader.Reader implements it): restore
 // to ZooKeeper, dual-commit --reverse and verify's cutover marker. It is not part of
 // LegacyStore because plan, copy and verify's comparison must never need it.
@@ -198,4 +207,22 @@ type SnapshotStore interface {
 	// Snapshot says what the store is a snapshot of and why its liveness tells nothing now,
 	// in the words of the refusal; it is never empty.
 	Snapshot() string
+}
+
+// LegacyRoots is implemented by a legacy store that can name the folder it lists groups under
+// and find other group folders one chroot level away (zkreader.Reader). It is asked only when a
+// selection is refused, to say where the groups may be.
+type LegacyRoots interface {
+	// GroupsRoot is the folder ListGroups lists, as the operator would name it: "<chroot>/consumers".
+	GroupsRoot() string
+	// NearbyRoots returns the folders of groups, with at least one group, one chroot level up or
+	// down from GroupsRoot's.
+	NearbyRoots(ctx context.Context) ([]NearbyRoot, error)
+}
+
+// NearbyRoot is a folder of legacy groups one chroot level away from the one looked under.
+type NearbyRoot struct {
+	Root    string // the groups folder, e.g. "/kafka/consumers"
+	Connect string // the connect string that reads it (--zk), e.g. "zk1:2181/kafka"
+	Groups  int    // how many groups it holds
 }

@@ -48,7 +48,7 @@ func TestOpenLease(t *testing.T) {
 			fake := &stateLease{held: tc.held, holder: holder}
 			var claimed []string
 			opened := false
-			lease, err := mirror.OpenLease(context.Background(), func(_ context.Context, groups []string) (mirror.Lease, error) {
+			lease, err := mirror.OpenLease(context.Background(), func(_ context.Context, groups []string) (migrate.LegacyLease, error) {
 				claimed, opened = groups, true
 				return fake, nil
 			}, tc.filter, tc.wait)
@@ -67,7 +67,7 @@ func TestOpenLease(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || lease != mirror.Lease(fake) || fake.closed {
+			if err != nil || lease != migrate.LegacyLease(fake) || fake.closed {
 				t.Errorf("lease %v, err %v, closed %v; want the open lease", lease, err, fake.closed)
 			}
 		})
@@ -77,7 +77,7 @@ func TestOpenLease(t *testing.T) {
 // TestOpenLeaseFails: an opener's error is returned as it is.
 func TestOpenLeaseFails(t *testing.T) {
 	boom := errors.New("session expired")
-	_, err := mirror.OpenLease(context.Background(), func(context.Context, []string) (mirror.Lease, error) {
+	_, err := mirror.OpenLease(context.Background(), func(context.Context, []string) (migrate.LegacyLease, error) {
 		return nil, boom
 	}, migrate.Filter{}, false)
 	if !errors.Is(err, boom) {

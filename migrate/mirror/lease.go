@@ -57,18 +57,9 @@ func (l *loop) leaseGained() {
 	l.remark(l.groups)
 }
 
-// Lease is the single-writer lease as OpenLease hands it back: the loop holds it for each write
-// (migrate.WriteLease); the caller reports its State and closes it after the loop.
-type Lease interface {
-	migrate.WriteLease
-	// State says whether this instance writes now, and who holds the lease.
-	State() (held bool, holder string)
-	Close()
-}
-
 // LeaseOpener takes this instance's place in line for the lease, claiming groups: nil claims
 // every group (overlaps every other instance). The caller records who it is in the lease.
-type LeaseOpener func(ctx context.Context, groups []string) (Lease, error)
+type LeaseOpener func(ctx context.Context, groups []string) (migrate.LegacyLease, error)
 
 // Claim is the groups an instance under f claims with its lease; nil claims every group. Only
 // an explicit --group list lets disjoint instances run side by side: a regexp may match any
@@ -84,7 +75,7 @@ func Claim(f migrate.Filter) []string {
 // OpenLease opens the lease claiming Claim(f). Without wait, another instance ahead on
 // overlapping groups is an error wrapping migrate.ErrLeaseNotHeld and naming it (the lease is
 // closed); with wait, this instance stands by and the loop writes once it holds the lease.
-func OpenLease(ctx context.Context, open LeaseOpener, f migrate.Filter, wait bool) (Lease, error) {
+func OpenLease(ctx context.Context, open LeaseOpener, f migrate.Filter, wait bool) (migrate.LegacyLease, error) {
 	lease, err := open(ctx, Claim(f))
 	if err != nil {
 		return nil, err
@@ -96,7 +87,7 @@ func OpenLease(ctx context.Context, open LeaseOpener, f migrate.Filter, wait boo
 	return lease, nil
 }
 
-func refuseStandby(lease Lease, wait bool) error {
+func refuseStandby(lease migrate.LegacyLease, wait bool) error {
 	if held, holder := lease.State(); !held && !wait {
 		return fmt.Errorf("dual-commit: %w: another instance on overlapping groups holds it: %s (--wait-for-lease=false)",
 			migrate.ErrLeaseNotHeld, holder)
