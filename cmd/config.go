@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sort"
@@ -193,7 +194,6 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 
 // setup validates the global options and builds the logger. It runs before any network call.
 func (g *globalOptions) setup(d *deps) error {
-	var level slog.Level
 	switch {
 	case g.legacyStopped && g.zkData.path == "" && !g.isStorm():
 		return errors.New("--legacy-stopped is for sources that cannot see the legacy consumers (--zk-data-dir, --layout storm): " +
@@ -201,8 +201,25 @@ func (g *globalOptions) setup(d *deps) error {
 	case g.zkData.path != "" && g.isStorm():
 		return errors.New("--layout storm reads a live ZooKeeper: a data directory (--zk-data-dir) keeps /consumers only")
 	}
+	logger, err := g.newLogger(d.stderr)
+	if err != nil {
+		return err
+	}
+	d.logger = logger
+	if err := g.layoutFlags.check(); err != nil {
+		return err
+	}
+	if err := g.setupZK(); err != nil {
+		return err
+	}
+	return g.setupKafka(d.logger)
+}
+
+// newLogger builds the logger --log-level, --log-format and --debug ask for.
+func (g *globalOptions) newLogger(stderr io.Writer) (*slog.Logger, error) {
+	var level slog.Level
 	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)
+		return nil, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)
 	}
 	if g.debug {
 		level = slog.LevelDebug
@@ -210,15 +227,16 @@ func (g *globalOptions) setup(d *deps) error {
 	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: logDurations(g.logFormat == "json")}
 	switch g.logFormat {
 	case "text":
-		d.logger = slog.New(slog.NewTextHandler(d.stderr, opts))
+		return slog.New(slog.NewTextHandler(stderr, opts)), nil
 	case "json":
-		d.logger = slog.New(slog.NewJSONHandler(d.stderr, opts))
-	default:
-		return fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)
+		return slog.New(slog.NewJSONHandler(stderr, opts)), nil
 	}
-	if err := g.layoutFlags.check(); err != nil {
-		return err
-	}
+	return nil, fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)
+}
+
+// setupZK checks the ZooKeeper settings, reads --zk-auth-file and builds the ZooKeeper TLS
+// configuration.
+func (g *globalOptions) setupZK() error {
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)
 	}
@@ -245,6 +263,11 @@ func (g *globalOptions) setup(d *deps) error {
 	if g.zkTLS != nil && g.zkData.path != "" {
 		return errZKTLSDataDir
 	}
+	return nil
+}
+
+// setupKafka builds the Kafka security settings and takes the command config's client.id.
+func (g *globalOptions) setupKafka(logger *slog.Logger) error {
 	sec, err := g.kafkaSec.security(os.Getenv)
 	if err != nil {
 		return err
@@ -254,7 +277,7 @@ func (g *globalOptions) setup(d *deps) error {
 		g.clientID = id // the command config's client.id, unless --client-id says otherwise
 	}
 	if sec.Mechanism == kafkaconn.MechanismPlain && !sec.TLS {
-		d.logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
+		logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
 	}
 	return nil
 }

@@ -196,20 +196,9 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 				p.CopyAdjust = &prov.Adjust // 0 too: a copy without an adjust is a decision as well
 			}
 		}
-		switch {
-		case o.Invalid != "":
-			p.Status, p.Reason = StatusInvalidZnode, o.Invalid
-		case o.Partition < 0:
-			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("negative partition %d", o.Partition)
-		case o.Offset < 0:
-			p.Status, p.Reason = StatusInvalidZnode, fmt.Sprintf("znode holds negative offset %d", o.Offset)
-		case !adjustOK(o.Offset, opts.OffsetAdjust):
-			p.Status, p.Reason = StatusInvalidZnode,
-				fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, opts.OffsetAdjust)
-		case len(valid[tp]) > 1:
-			p.Status = StatusInvalidZnode
-			p.Reason = fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first", len(valid[tp]), paths(valid[tp]))
-		default:
+		if why := invalidZnode(o, valid[tp], opts.OffsetAdjust); why != "" {
+			p.Status, p.Reason = StatusInvalidZnode, why
+		} else {
 			zk := o.Offset
 			p.ZK = &zk
 			classify(&p, opts)
@@ -234,6 +223,25 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 		g.Verdict = VerdictFail
 	}
 	return g
+}
+
+// invalidZnode says why the offset znode o cannot be compared (empty if it can): the reader
+// found it invalid, it names a negative partition or holds a negative offset, the adjust takes
+// it out of range, or other znodes (same) name the same partition.
+func invalidZnode(o migrate.LegacyOffset, same []migrate.LegacyOffset, adjust int64) string {
+	switch {
+	case o.Invalid != "":
+		return o.Invalid
+	case o.Partition < 0:
+		return fmt.Sprintf("negative partition %d", o.Partition)
+	case o.Offset < 0:
+		return fmt.Sprintf("znode holds negative offset %d", o.Offset)
+	case !adjustOK(o.Offset, adjust):
+		return fmt.Sprintf("znode offset %d with --offset-adjust %+d is not a valid offset (below 0 or overflow)", o.Offset, adjust)
+	case len(same) > 1:
+		return fmt.Sprintf("%d znodes name the same partition (%s): fix ZooKeeper first", len(same), paths(same))
+	}
+	return ""
 }
 
 // classify compares a valid ZooKeeper offset (after the adjust) with the Kafka commit (if

@@ -121,15 +121,38 @@ func (l *Lease) evaluate() error {
 		return nil // the next session event evaluates again
 	}
 	if node == "" {
-		if err := ensurePath(l.c, l.dir); err != nil {
+		if err := l.create(); err != nil {
 			return err
 		}
-		p, err := l.c.Create(l.dir+"/lease-", l.data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
-		if err != nil {
-			return wrapPath(l.dir+"/lease-", err)
-		}
-		l.log.Debug("dual-commit lease znode created", "znode", p)
 	}
+	names, err := l.list(sid, watching)
+	if err != nil {
+		return err
+	}
+	nodes, err := l.read(names)
+	if err != nil {
+		return err
+	}
+	l.decide(sid, nodes, time.Now())
+	return nil
+}
+
+// create makes our ephemeral sequential znode in the lease folder.
+func (l *Lease) create() error {
+	if err := ensurePath(l.c, l.dir); err != nil {
+		return err
+	}
+	p, err := l.c.Create(l.dir+"/lease-", l.data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		return wrapPath(l.dir+"/lease-", err)
+	}
+	l.log.Debug("dual-commit lease znode created", "znode", p)
+	return nil
+}
+
+// list reads the lease folder's children on session sid, setting the folder's watch unless it
+// is held, and records the answer as proof that the session was alive when it was sent.
+func (l *Lease) list(sid int64, watching bool) ([]string, error) {
 	var names []string
 	var err error
 	l.mu.Lock()
@@ -142,57 +165,46 @@ func (l *Lease) evaluate() error {
 		names, _, _, err = l.c.ChildrenW(l.dir)
 	}
 	if err != nil {
-		return wrapPath(l.dir, err)
+		return nil, wrapPath(l.dir, err)
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if !watching {
 		// go-zookeeper may deliver the watch's fire before this line: then it is set again by
 		// the evaluation that fire asked for, not taken as set.
 		l.watching = l.sessionID == sid && l.fires == fires
 	}
 	l.proved(sid, sent)
-	l.mu.Unlock()
-	nodes, err := l.read(names)
-	if err != nil {
-		return err
-	}
+	return names, nil
+}
+
+// decide takes the folder's znodes, read on session sid, and settles whether we hold the
+// lease: ours is the first of our session's znodes, and no earlier znode of another session
+// is unreadable or overlaps our groups.
+func (l *Lease) decide(sid int64, nodes []leaseNode, now time.Time) {
 	var mine []leaseNode
 	for _, n := range nodes {
 		if n.session == sid {
 			mine = append(mine, n)
 		}
 	}
-	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sessionID != sid {
-		return nil // the session changed meanwhile: the event evaluates again
+		return // the session changed meanwhile: the event evaluates again
 	}
 	if len(mine) == 0 {
 		// Deleted by someone, or a create lost with its answer: create one again.
 		l.node, l.recipe = "", false
 		l.updateLocked(now)
 		l.poke()
-		return nil
+		return
 	}
 	own := mine[0]
-	for _, n := range mine[1:] {
-		// A create retried after a lost answer left two: the later ones only wait behind ours.
-		go func() {
-			if err := l.c.Delete(l.dir+"/"+n.name, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-				l.log.Debug("extra dual-commit lease znode not deleted: it goes with the session", "znode", n.name, "err", err)
-			}
-		}()
-	}
+	l.deleteExtra(mine[1:])
 	l.node, l.recipe, l.blocker = own.name, true, ""
-	for _, n := range nodes {
-		if n.seq >= own.seq {
-			break
-		}
-		if n.session != sid && (!n.valid || n.owner.overlaps(l.owner)) {
-			l.recipe, l.blocker = false, n.String()
-			break
-		}
+	if b, ok := l.blockerOf(nodes, own, sid); ok {
+		l.recipe, l.blocker = false, b.String()
 	}
 	l.updateLocked(now)
 	if !l.writable && l.blocker != "" && l.blocker != l.logged {
@@ -200,7 +212,32 @@ func (l *Lease) evaluate() error {
 		l.log.Warn("dual-commit lease held by another instance on overlapping groups: standing by, nothing is written",
 			"holder", l.blocker, "znode", l.node)
 	}
-	return nil
+}
+
+// deleteExtra deletes our session's later znodes: a create retried after a lost answer left
+// two, and the later ones only wait behind ours.
+func (l *Lease) deleteExtra(extra []leaseNode) {
+	for _, n := range extra {
+		go func() {
+			if err := l.c.Delete(l.dir+"/"+n.name, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+				l.log.Debug("extra dual-commit lease znode not deleted: it goes with the session", "znode", n.name, "err", err)
+			}
+		}()
+	}
+}
+
+// blockerOf returns the first znode before own, of another session, that is unreadable or
+// whose owner's groups overlap ours.
+func (l *Lease) blockerOf(nodes []leaseNode, own leaseNode, sid int64) (leaseNode, bool) {
+	for _, n := range nodes {
+		if n.seq >= own.seq {
+			break
+		}
+		if n.session != sid && (!n.valid || n.owner.overlaps(l.owner)) {
+			return n, true
+		}
+	}
+	return leaseNode{}, false
 }
 
 // read returns the folder's lease znodes by sequence, with their data and ephemeral owners.

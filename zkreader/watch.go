@@ -143,6 +143,9 @@ type watchRun struct {
 	w      *Watcher
 	groups map[string]bool
 	ev     migrate.WatchEvents
+	// rearmAll is set while some watch may be missing (a failed arming, a lost session): every
+	// watch is set again on the retry timer, then every group is reported changed.
+	rearmAll bool
 }
 
 // retryArm is how long to wait before arming again after ZooKeeper failed (connection lost).
@@ -161,94 +164,118 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 		return nil
 	case first = <-selections:
 	}
-	// The list first: a group created while the selection's watches are set is then seen. The
-	// selection is taken whatever happens (select_ records it before arming), so a failure here
-	// is made good by the retry's armAll.
-	rearmAll := run.armList(ctx) != nil
-	rearmAll = run.select_(ctx, first) != nil || rearmAll
-	run.armed(!rearmAll)
-	if !rearmAll {
-		run.listChanged() // created between the mirror's listing and the list watch
-	}
+	run.start(ctx, first)
 	var retry <-chan time.Time
 	for {
-		if rearmAll && retry == nil {
+		if run.rearmAll && retry == nil {
 			retry = time.After(retryArm)
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case sel := <-selections:
-			if err := run.select_(ctx, sel); err != nil && !rearmAll {
-				w.r.log.Warn("zookeeper watches of new groups not set, setting what is missing", "err", err)
-				rearmAll = true
-				run.armed(false)
+			if err := run.select_(ctx, sel); err != nil {
+				run.lost("zookeeper watches of new groups not set, setting what is missing", err)
 			}
-			continue
 		case <-retry:
 			retry = nil
-			// Only what is missing is set: watches set before the failure are still held
-			// (a reconnect keeps them; an expiry has cleared the set).
-			if err := run.armAll(ctx); err != nil {
-				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
-				continue
-			}
-			rearmAll = false
-			w.resets.Add(1)
-			run.armed(true)
-			run.listChanged()
-			for _, g := range run.names() {
-				run.changed(g)
-			}
-			continue
+			run.retry(ctx)
 		case <-w.signal:
-		}
-		touched := map[string][]string{} // group -> fired paths to arm again
-		list := false
-		for _, ev := range w.take() {
-			switch {
-			case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
-				if ev.Type == zk.EventSession {
-					w.expiries.Add(1)
-				}
-				if ctx.Err() == nil && !rearmAll {
-					w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
-					run.armed(false)
-				}
-				w.clearArmed() // the session's watches are gone: every one is set afresh
-				rearmAll = true
-			case ev.Type == zk.EventSession:
-			default:
-				// Whatever the group: the set follows the session's watches, and a group
-				// dropped from the selection may be selected again.
-				w.fired(ev)
-				if ev.Path == w.listPath() {
-					list = true
-				} else if g := run.groupOf(ev.Path); g != "" {
-					touched[g] = append(touched[g], ev.Path)
-				}
-			}
-		}
-		if rearmAll {
-			continue // every group is re-read once the watches are back
-		}
-		if list {
-			if err := run.armList(ctx); err != nil {
-				w.r.log.Warn("zookeeper watch of the groups list not set again, setting what is missing", "err", err)
-				rearmAll = true
-				run.armed(false)
-			}
-			run.listChanged()
-		}
-		for _, g := range slices.Sorted(maps.Keys(touched)) {
-			if err := run.armPaths(ctx, touched[g]); err != nil {
-				w.r.log.Warn("zookeeper watch not set again, setting what is missing", "group", g, "err", err)
-				rearmAll = true
-				run.armed(false)
-			}
-			run.changed(g)
+			run.handle(ctx, w.take())
 		}
 	}
+}
+
+// start arms the list, then the first selection. The list comes first: a group created while
+// the selection's watches are set is then seen. The selection is taken whatever happens
+// (select_ records it before arming), so a failure here is made good by the retry's armAll.
+func (run *watchRun) start(ctx context.Context, first []string) {
+	run.rearmAll = run.armList(ctx) != nil
+	run.rearmAll = run.select_(ctx, first) != nil || run.rearmAll
+	run.armed(!run.rearmAll)
+	if !run.rearmAll {
+		run.listChanged() // created between the mirror's listing and the list watch
+	}
+}
+
+// lost records that some watch may be missing: warned once, until a retry sets them all.
+func (run *watchRun) lost(msg string, err error, args ...any) {
+	if run.rearmAll {
+		return
+	}
+	run.w.r.log.Warn(msg, append(args, "err", err)...)
+	run.rearmAll = true
+	run.armed(false)
+}
+
+// retry sets what is missing, then reports the list and every group changed. Only what is
+// missing is set: watches set before the failure are still held (a reconnect keeps them; an
+// expiry has cleared the set).
+func (run *watchRun) retry(ctx context.Context) {
+	if err := run.armAll(ctx); err != nil {
+		run.w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
+		return
+	}
+	run.rearmAll = false
+	run.w.resets.Add(1)
+	run.armed(true)
+	run.listChanged()
+	for _, g := range run.names() {
+		run.changed(g)
+	}
+}
+
+// handle takes a batch of ZooKeeper events: fired watches are set again and their groups (or
+// the list) reported changed; a lost session clears every watch, to be set again by retry.
+func (run *watchRun) handle(ctx context.Context, events []zk.Event) {
+	touched, list := run.sort(ctx, events)
+	if run.rearmAll {
+		return // every group is re-read once the watches are back
+	}
+	if list {
+		if err := run.armList(ctx); err != nil {
+			run.lost("zookeeper watch of the groups list not set again, setting what is missing", err)
+		}
+		run.listChanged()
+	}
+	for _, g := range slices.Sorted(maps.Keys(touched)) {
+		if err := run.armPaths(ctx, touched[g]); err != nil {
+			run.lost("zookeeper watch not set again, setting what is missing", err, "group", g)
+		}
+		run.changed(g)
+	}
+}
+
+// sort splits events into the fired paths of each group (to arm again) and whether the list
+// fired; a session loss is acted on here.
+func (run *watchRun) sort(ctx context.Context, events []zk.Event) (touched map[string][]string, list bool) {
+	w := run.w
+	touched = map[string][]string{}
+	for _, ev := range events {
+		switch {
+		case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
+			if ev.Type == zk.EventSession {
+				w.expiries.Add(1)
+			}
+			if ctx.Err() == nil && !run.rearmAll {
+				w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
+				run.armed(false)
+			}
+			w.clearArmed() // the session's watches are gone: every one is set afresh
+			run.rearmAll = true
+		case ev.Type == zk.EventSession:
+		default:
+			// Whatever the group: the set follows the session's watches, and a group
+			// dropped from the selection may be selected again.
+			w.fired(ev)
+			if ev.Path == w.listPath() {
+				list = true
+			} else if g := run.groupOf(ev.Path); g != "" {
+				touched[g] = append(touched[g], ev.Path)
+			}
+		}
+	}
+	return touched, list
 }
 
 // select_ makes groups the selection: the new ones are armed, then reported changed (a change
