@@ -23,26 +23,17 @@ import (
 
 // BenchmarkDualCommitProcess measures `zk2kafka migrate dual-commit --execute` as an operator
 // runs it: the built binary in a process of its own, watching every seeded offset (at 1M, 10k
-// groups of 100). Reported:
+// groups of 100). Reported: start-s, from exec to /readyz answering 200 (first sync of every
+// group, every watch set, the lease held); rss-mb, the process's peak resident set (VmHWM) at
+// the end; zk-watches, the watches ZooKeeper holds once started (mntr's zk_watch_count, less
+// what it held before); idle-cpu-%, the process's CPU over an idle stretch in % of one core;
+// median-ms and p99-ms, a ZooKeeper offset set until Kafka's OffsetFetch returns it (b.N
+// changes); resync-s, after the process was stopped (SIGSTOP) past its ZooKeeper session
+// timeout, so that ZooKeeper expired its session and dropped every watch: from SIGCONT until a
+// change made during the stop is in Kafka and /readyz answers 200 again.
 //
-//   - start-s: from exec to /readyz answering 200 (first sync of every group, every watch set,
-//     the lease held);
-//
-//   - rss-mb: the process's peak resident set (VmHWM) at the end;
-//
-//   - zk-watches: the watches ZooKeeper holds once started (mntr's zk_watch_count, less what it
-//     held before the start);
-//
-//   - idle-cpu-%: the process's CPU over an idle stretch, in % of one core;
-//
-//   - median-ms, p99-ms: a ZooKeeper offset set -> Kafka's OffsetFetch returns it (b.N changes);
-//
-//   - resync-s: the process stopped (SIGSTOP) past its ZooKeeper session timeout, so ZooKeeper
-//     expires its session and drops every watch, then continued: from SIGCONT until a change
-//     made during the stop is in Kafka and /readyz answers 200 again.
-//
-//     ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env ZK2KAFKA_BENCH_SIZES=1000000 \
-//     go test -run '^$' -bench DualCommitProcess -benchtime 200x -timeout 60m -v ./bench/
+//	ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env ZK2KAFKA_BENCH_SIZES=1000000 \
+//	  go test -run '^$' -bench DualCommitProcess -benchtime 200x -timeout 60m -v ./bench/
 func BenchmarkDualCommitProcess(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(sizeName(n), func(b *testing.B) { benchDualCommitProcess(b, n) })
