@@ -117,49 +117,56 @@ func TestMirrorPhases(t *testing.T) {
 // TestMirrorFollowsChanges: a watched change is mirrored; a ZooKeeper offset going backwards
 // (a reset, a restarted legacy consumer) is never copied over a higher Kafka offset.
 func TestMirrorFollowsChanges(t *testing.T) {
-	f := newFixture()
-	f.legacy.SetOffset("g", "t", 0, 10)
-	f.legacy.SetLive("g", "ids/c1")
-	f.start(t)
-	f.obs.next(t, "g")
-	steps := []struct {
-		zk         int64
-		wantWrite  bool
-		wantKafka  int64
-		wantRewind string // the rewind reported, "" for none
-	}{
-		{zk: 11, wantWrite: true, wantKafka: 11},
-		{zk: 50, wantWrite: true, wantKafka: 50},
-		{zk: 40, wantWrite: false, wantKafka: 50, wantRewind: "t/0 50->40"}, // backwards in ZooKeeper: Kafka stays, flagged
-		{zk: 50, wantWrite: false, wantKafka: 50},
-		{zk: 51, wantWrite: true, wantKafka: 51},
-	}
-	for i, st := range steps {
-		f.legacy.SetOffset("g", "t", 0, st.zk)
-		f.watch.fire(t, "g")
-		s := f.obs.next(t, "g")
-		w, wrote := writes(s, mirror.ReasonMirror)["t/0"]
-		if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
-			t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.legacy.SetLive("g", "ids/c1")
+		f.start(t)
+		f.obs.next(t, "g")
+		// The watcher's report of g once armed syncs g again, perhaps after the first step's
+		// change is made: wait until the mirror is idle and take every report so far, so that
+		// each step reads the sync of its own change.
+		synctest.Wait()
+		f.obs.drain()
+		steps := []struct {
+			zk         int64
+			wantWrite  bool
+			wantKafka  int64
+			wantRewind string // the rewind reported, "" for none
+		}{
+			{zk: 11, wantWrite: true, wantKafka: 11},
+			{zk: 50, wantWrite: true, wantKafka: 50},
+			{zk: 40, wantWrite: false, wantKafka: 50, wantRewind: "t/0 50->40"}, // backwards in ZooKeeper: Kafka stays, flagged
+			{zk: 50, wantWrite: false, wantKafka: 50},
+			{zk: 51, wantWrite: true, wantKafka: 51},
 		}
-		var rewinds []string
-		for _, r := range s.Rewinds {
-			rewinds = append(rewinds, fmt.Sprintf("%s %d->%d", r.TopicPartition, r.From, r.To))
+		for i, st := range steps {
+			f.legacy.SetOffset("g", "t", 0, st.zk)
+			f.watch.fire(t, "g")
+			s := f.obs.next(t, "g")
+			w, wrote := writes(s, mirror.ReasonMirror)["t/0"]
+			if wrote != st.wantWrite || (wrote && (w.To != st.zk || w.Err != nil)) {
+				t.Errorf("step %d (zk %d): write %v %+v, want write %v", i, st.zk, wrote, w, st.wantWrite)
+			}
+			var rewinds []string
+			for _, r := range s.Rewinds {
+				rewinds = append(rewinds, fmt.Sprintf("%s %d->%d", r.TopicPartition, r.From, r.To))
+			}
+			if got := strings.Join(rewinds, ","); got != st.wantRewind {
+				t.Errorf("step %d (zk %d): rewinds %q, want %q", i, st.zk, got, st.wantRewind)
+			}
+			if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
+				t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)
+			}
+			wantPhase := mirror.PhaseZKPrimary
+			if st.zk < st.wantKafka {
+				wantPhase = mirror.PhaseSwitching // Kafka ahead while legacy consumers live
+			}
+			if s.Phase != wantPhase {
+				t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
+			}
 		}
-		if got := strings.Join(rewinds, ","); got != st.wantRewind {
-			t.Errorf("step %d (zk %d): rewinds %q, want %q", i, st.zk, got, st.wantRewind)
-		}
-		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != st.wantKafka {
-			t.Errorf("step %d (zk %d): kafka %d, want %d", i, st.zk, got, st.wantKafka)
-		}
-		wantPhase := mirror.PhaseZKPrimary
-		if st.zk < st.wantKafka {
-			wantPhase = mirror.PhaseSwitching // Kafka ahead while legacy consumers live
-		}
-		if s.Phase != wantPhase {
-			t.Errorf("step %d: phase %s, want %s", i, s.Phase, wantPhase)
-		}
-	}
+	})
 }
 
 // TestMirrorRewindSurvivesAFailedSync: a rewind read by a sync that then fails (the topics could
