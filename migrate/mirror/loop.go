@@ -303,8 +303,10 @@ func (l *loop) sync(ctx context.Context) {
 		// by then.
 		states, err := l.m.Kafka.Groups(ctx, batch)
 		if err != nil {
-			l.syncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
+			err = fmt.Errorf("read %d kafka groups: %w", len(batch), err)
+			l.syncFailed(batch, err)
 			l.remark(batch)
+			l.unreached(batch, legacy, err)
 			continue
 		}
 		l.syncBatch(ctx, batch, legacy, states)

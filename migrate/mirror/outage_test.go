@@ -1,0 +1,137 @@
+package mirror_test
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+	"github.com/zk2kafka/zk2kafka/migrate/mirror"
+)
+
+// errOutage stands for whatever the Kafka adapter returns while the broker is down.
+var errOutage = errors.New("kafka: client has run out of available brokers to talk to")
+
+// TestStatusTrueDuringKafkaOutage: while Kafka cannot be read or written, every ZooKeeper
+// change is still reported with the lag measured against Kafka's last acknowledged commit, so
+// the lag rises as the legacy consumers keep committing, and the writes the mirror could not
+// make are reported failed (with the cause), not left out. The instance stays ready and its
+// heartbeat keeps going (the readiness decision, docs/design.md). Once Kafka is back, the
+// retry writes the newest offset and the lag falls to 0.
+func TestStatusTrueDuringKafkaOutage(t *testing.T) {
+	cases := []struct {
+		name string
+		fail func(k *migratetest.KafkaStore, err error) // err nil: recover
+	}{
+		{name: "broker down: every read and commit fails", fail: func(k *migratetest.KafkaStore, err error) {
+			k.FailReads(err)
+			k.FailCommits(err)
+		}},
+		{name: "coordinator down: group reads work, commits fail", fail: func(k *migratetest.KafkaStore, err error) {
+			k.FailCommits(err)
+		}},
+		{name: "metadata fails: the topics cannot be described", fail: func(k *migratetest.KafkaStore, err error) {
+			k.FailTopics(err)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture()
+				f.m.PollInterval = 2 * time.Second
+				f.legacy.SetOffset("g", "t", 0, 10)
+				f.start(t)
+				if s := f.obs.next(t, "g"); s.Lag != 0 || s.Written() != 1 {
+					t.Fatalf("first sync: lag %d, %d written; want 0 and 1: %+v", s.Lag, s.Written(), s)
+				}
+				synctest.Wait()
+				f.obs.drain()
+
+				c.fail(f.kafka, errOutage)
+				for _, zk := range []int64{25, 40, 70} { // the legacy consumer keeps committing
+					f.legacy.SetOffset("g", "t", 0, zk)
+					f.watch.fire(t, "g")
+					time.Sleep(time.Second)
+					synctest.Wait()
+					s := lastOf(t, f.obs.drain(), "g")
+					if s.Lag != zk-10 {
+						t.Errorf("ZooKeeper at %d, Kafka's last commit 10: lag %d, want %d", zk, s.Lag, zk-10)
+					}
+					if n := failedTo(s, zk); n != 1 {
+						t.Errorf("ZooKeeper at %d: %d failed writes of t/0 to %d wrapping the outage's error, want 1: %+v", zk, n, zk, s.Writes)
+					}
+					if s.Written() != 0 {
+						t.Errorf("ZooKeeper at %d: %d writes reported done during the outage", zk, s.Written())
+					}
+					if err := mirror.Readiness(f.obs.latest(), nil); err != nil {
+						t.Errorf("not ready during the Kafka outage: %v", err)
+					}
+					if beat := f.obs.latest().Beat; time.Since(beat) > f.m.PollInterval {
+						t.Errorf("heartbeat %s old during the Kafka outage", time.Since(beat))
+					}
+				}
+
+				c.fail(f.kafka, nil)
+				time.Sleep(2 * time.Minute) // the retries' backoff is at most 64 poll intervals
+				synctest.Wait()
+				s := lastOf(t, f.obs.drain(), "g")
+				if s.Lag != 0 {
+					t.Errorf("after Kafka came back: lag %d, want 0", s.Lag)
+				}
+				if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 70 {
+					t.Errorf("after Kafka came back: Kafka at %d, want 70", got)
+				}
+			})
+		})
+	}
+}
+
+// TestStatusOutageFromTheStart: a group never read from Kafka (it was down from the start)
+// has no last acknowledged commit to measure a lag against: it is reported missing, its write
+// failed, and the instance is not ready (its first sync is not done).
+func TestStatusOutageFromTheStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		f.m.PollInterval = 2 * time.Second
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.kafka.SetRetention(time.Hour) // read before the outage: the mirror cannot start without it
+		f.m.KeepaliveInterval = time.Hour
+		f.kafka.FailReads(errOutage)
+		f.start(t)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		s := lastOf(t, f.obs.drain(), "g")
+		if s.Missing != 1 || s.Lag != 0 || failedTo(s, 10) != 1 {
+			t.Errorf("missing %d, lag %d, writes %+v; want 1 missing, lag 0, one failed write to 10", s.Missing, s.Lag, s.Writes)
+		}
+		if err := mirror.Readiness(f.obs.latest(), nil); err == nil {
+			t.Error("ready although no group was ever synced with Kafka")
+		}
+		f.kafka.FailReads(nil)
+	})
+}
+
+// lastOf returns the last status of group among ss.
+func lastOf(t *testing.T, ss []mirror.GroupStatus, group string) mirror.GroupStatus {
+	t.Helper()
+	for i := len(ss) - 1; i >= 0; i-- {
+		if ss[i].Group == group {
+			return ss[i]
+		}
+	}
+	t.Fatalf("no status of group %s reported (%d statuses of other groups)", group, len(ss))
+	return mirror.GroupStatus{}
+}
+
+// failedTo counts the failed writes of t/0 to offset to whose error wraps errOutage.
+func failedTo(s mirror.GroupStatus, to int64) int {
+	n := 0
+	for _, w := range s.Writes {
+		if w.TopicPartition == (migrate.TopicPartition{Topic: "t", Partition: 0}) && w.To == to && errors.Is(w.Err, errOutage) {
+			n++
+		}
+	}
+	return n
+}
