@@ -1,7 +1,9 @@
 package mirror_test
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -134,4 +136,78 @@ func failedTo(s mirror.GroupStatus, to int64) int {
 		}
 	}
 	return n
+}
+
+// slowKafka is a Kafka whose reads, while down, take the adapter's whole retry budget (30 s) to
+// fail, unless their context ends first, and succeed as soon as it is back: a broker that
+// refuses connections, as kafkawriter retries it.
+type slowKafka struct {
+	*migratetest.KafkaStore
+	down atomic.Bool
+}
+
+func (k *slowKafka) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	budget := time.After(30 * time.Second)
+	for k.down.Load() { // tried again every 500 ms, as the adapter's backoff does
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err() // as kafkawriter does between its calls
+		case <-budget:
+			return nil, errOutage
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return k.KafkaStore.Groups(ctx, groups)
+}
+
+// TestLagFollowsEveryChangeDuringOutage: while Kafka is down, a read does not hold the loop for
+// the adapter's whole retry budget once Kafka is known down, so each ZooKeeper change is
+// reported, with its lag, within two poll intervals; a group that does not change is not read
+// again at every poll (its retries back off); and once Kafka answers again every group is
+// synced at once, not at the end of its backoff.
+func TestLagFollowsEveryChangeDuringOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		k := &slowKafka{KafkaStore: f.kafka}
+		f.m.Kafka = k
+		f.m.PollInterval = 2 * time.Second
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.legacy.SetOffset("idle", "t", 0, 5)
+		f.start(t)
+		synctest.Wait()
+		f.obs.drain()
+
+		k.down.Store(true)
+		f.kafka.FailCommits(errOutage)
+		time.Sleep(time.Minute) // the first failure takes the whole budget; Kafka is known down after it
+		synctest.Wait()
+		f.obs.drain()
+		reads := f.legacy.ReadCalls()
+		for i, zk := range []int64{20, 30, 40, 50, 60} {
+			f.legacy.SetOffset("g", "t", 0, zk)
+			f.watch.fire(t, "g")
+			// At most two reads of a poll interval each: one under way (another group's retry),
+			// then this group's.
+			time.Sleep(2*f.m.PollInterval + time.Second)
+			synctest.Wait()
+			s := lastOf(t, f.obs.drain(), "g")
+			if s.Lag != zk-10 || s.KafkaErr == nil || !errors.Is(s.KafkaErr, errOutage) {
+				t.Fatalf("change %d (ZooKeeper at %d): lag %d, KafkaErr %v; want lag %d reported within two poll intervals, the outage's error",
+					i, zk, s.Lag, s.KafkaErr, zk-10)
+			}
+		}
+		time.Sleep(2 * time.Minute) // idle: no change, retries back off
+		synctest.Wait()
+		if n := f.legacy.ReadCalls() - reads; n > 30 {
+			t.Errorf("%d ZooKeeper reads in the outage's 2m25s (5 changes, 2 groups), want retries that back off (at most 30)", n)
+		}
+
+		k.down.Store(false)
+		f.kafka.FailCommits(nil)
+		time.Sleep(3 * f.m.PollInterval)
+		synctest.Wait()
+		if got := kafkaOffsets(t, f.kafka, "g")["t/0"]; got != 60 {
+			t.Errorf("Kafka at %d three poll intervals after it came back, want 60", got)
+		}
+	})
 }

@@ -1,20 +1,29 @@
 package mirror
 
-import "github.com/zk2kafka/zk2kafka/migrate"
+import (
+	"context"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+)
 
 // A sync that read ZooKeeper but could not read Kafka (or describe the group's topics) still
 // reports the group: the lag is what an operator needs most during a Kafka outage, and the
 // legacy consumers keep committing to ZooKeeper meanwhile.
 
 // unreached reports each group of a batch whose Kafka read failed with err, measured against
-// Kafka as the mirror last saw it: the commits it read or had acknowledged.
-func (l *loop) unreached(batch []string, legacy map[string]migrate.LegacyGroup, err error) {
+// Kafka as the mirror last saw it: the commits it read or had acknowledged. Each is tried again
+// as a failed write is (retryLater: backing off up to 64 poll intervals), not at every poll: a
+// Kafka outage must not turn into a full ZooKeeper read of the selection every poll interval.
+// A ZooKeeper change still syncs its group at once (the watch), and Kafka's return every group
+// (kafkaAnswered).
+func (l *loop) unreached(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup, err error) {
 	for _, g := range batch {
 		lg, ok := legacy[g]
 		if !ok {
 			lg = migrate.LegacyGroup{Group: g}
 		}
-		l.pending(l.assess(lg, l.kafka[g]), err)
+		st := l.pending(l.assess(lg, l.kafka[g]), err)
+		l.retryLater(ctx, st)
 	}
 }
 
@@ -22,7 +31,7 @@ func (l *loop) unreached(batch []string, legacy map[string]migrate.LegacyGroup, 
 // because of err (GroupStatus.KafkaErr). Nothing of the loop's memory of Kafka or of the
 // group's phase changes: the next successful sync decides them from fresh reads. The ZooKeeper
 // read is remembered, as after any reported sync, so a rewind is reported once.
-func (l *loop) pending(a assessed, err error) {
+func (l *loop) pending(a assessed, err error) GroupStatus {
 	st := a.st
 	st.KafkaErr = err
 	if a.toKafka {
@@ -40,4 +49,5 @@ func (l *loop) pending(a assessed, err error) {
 	}
 	l.rememberLegacy(st.Group, a.legacyRead)
 	l.m.Observer.GroupSynced(st)
+	return st
 }
