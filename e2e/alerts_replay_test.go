@@ -61,9 +61,30 @@ func alertsFromScrapes(t *testing.T, samples []sample, g string) {
 	lagRule := rules["Zk2kafkaDualCommitLagNotShrinking"]
 	fmt.Fprintf(&exp, "      - eval_time: %dm\n        alertname: Zk2kafkaDualCommitLagNotShrinking\n        exp_alerts:\n", o1)
 	labels := map[string]string{"severity": lagRule.Labels["severity"], "group": g, "instance": replayInstance, "job": replayJob}
-	writeExpAlert(&exp, labels, lagRule.Annotations, windowMin(lag, o1, 10, rangeClosed(t, promtool)))
+	closed := rangeClosed(t, promtool)
+	writeExpAlert(&exp, labels, lagRule.Annotations, windowMin(lag, o1, 10, closed))
 	// Back at 0: resolved.
 	fmt.Fprintf(&exp, "      - eval_time: %dm\n        alertname: Zk2kafkaDualCommitLagNotShrinking\n", len(samples)-1)
+	// The write errors: an alert per series that increased in every 5 minutes for the last 10.
+	errRule := rules["Zk2kafkaDualCommitWriteErrors"]
+	fmt.Fprintf(&exp, "      - eval_time: %dm\n        alertname: Zk2kafkaDualCommitWriteErrors\n", o1)
+	var firing int
+	for _, s := range replaySeries(samples, g) {
+		if !strings.HasPrefix(s.name, "zk2kafka_dual_commit_errors_total{") || !increasedThroughout(s.points, o1, closed) {
+			continue
+		}
+		if firing++; firing == 1 {
+			exp.WriteString("        exp_alerts:\n")
+		}
+		labels := map[string]string{"severity": errRule.Labels["severity"]}
+		for _, l := range []string{"group", "direction", "reason", "instance", "job"} {
+			labels[l] = labelValue(s.name, l)
+		}
+		writeExpAlert(&exp, labels, errRule.Annotations, 0)
+	}
+	if firing == 0 {
+		t.Errorf("no write-error series increased throughout the 10 minutes before the outage's end in the replay")
+	}
 
 	var in strings.Builder
 	for _, s := range replaySeries(samples, g) {
@@ -87,8 +108,8 @@ func alertsFromScrapes(t *testing.T, samples []sample, g string) {
 		t.Errorf("promtool test rules on the replayed outage: %v\n%s\n--- the test file:\n%s", err, out, test)
 		return
 	}
-	t.Logf("promtool test rules on the replayed outage (%d scrapes, outage from %d to %d, lag above 0 from %d): the lag alert fires at %dm and resolves",
-		len(samples), o0, o1, first, o1)
+	t.Logf("promtool test rules on the replayed outage (%d scrapes, outage from %d to %d, lag above 0 from %d): "+
+		"the lag alert fires at %dm and resolves, and %d write-error alerts fire", len(samples), o0, o1, first, o1, firing)
 }
 
 // replayLag returns the group's lag at each scrape and the first and last scrape of the outage.
@@ -107,7 +128,10 @@ func replayLag(samples []sample, g string) (lag []float64, o0, o1 int) {
 	return lag, o0, o1
 }
 
-type replayed struct{ name, values string }
+type replayed struct {
+	name, values string
+	points       []*float64 // nil where the scrape did not have the series
+}
 
 // replaySeries is every series of replayedNames of group g (or of no group) as promtool input:
 // the exposed series with the instance and job Prometheus would add, and one value a scrape
@@ -125,13 +149,15 @@ func replaySeries(samples []sample, g string) []replayed {
 	var out []replayed
 	for _, k := range slices.Sorted(maps.Keys(names)) {
 		vals := make([]string, len(samples))
+		points := make([]*float64, len(samples))
 		for i, s := range samples {
 			vals[i] = "_"
 			if v, ok := s.series[k]; ok {
 				vals[i] = strconv.FormatFloat(v, 'f', -1, 64)
+				points[i] = &v
 			}
 		}
-		out = append(out, replayed{name: withTarget(k), values: strings.Join(vals, " ")})
+		out = append(out, replayed{name: withTarget(k), values: strings.Join(vals, " "), points: points})
 	}
 	return out
 }
@@ -211,4 +237,26 @@ func writeExpAlert(b *strings.Builder, labels, annotations map[string]string, va
 		}
 		fmt.Fprintf(b, "              %s: %q\n", k, v)
 	}
+}
+
+// increasedThroughout says whether increase(counter[5m]) > 0 held at every evaluation of the 10
+// minutes up to minute at (for: 10m): within each window, the last sample above the first
+// (replayed counters never reset).
+func increasedThroughout(points []*float64, at int, closed bool) bool {
+	for t := at - 10; t <= at; t++ {
+		from := t - 5
+		if !closed {
+			from++
+		}
+		var in []float64
+		for i := max(from, 0); i <= t && i < len(points); i++ {
+			if points[i] != nil {
+				in = append(in, *points[i])
+			}
+		}
+		if t < 0 || len(in) < 2 || in[len(in)-1] <= in[0] {
+			return false
+		}
+	}
+	return true
 }
