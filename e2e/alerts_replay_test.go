@@ -112,13 +112,14 @@ func alertsFromScrapes(t *testing.T, samples []sample, g string) {
 		"the lag alert fires at %dm and resolves, and %d write-error alerts fire", len(samples), o0, o1, first, o1, firing)
 }
 
-// replayLag returns the group's lag at each scrape and the first and last scrape of the outage.
+// replayLag returns the group's lag at each scrape and the first and last scrape while Kafka
+// was down (a started Kafka may be written before the restart reports it ready).
 func replayLag(samples []sample, g string) (lag []float64, o0, o1 int) {
 	o0 = -1
 	for i, s := range samples {
 		v, _ := s.sum("zk2kafka_dual_commit_lag_offsets", fmt.Sprintf("group=%q", g))
 		lag = append(lag, v)
-		if s.outage {
+		if s.down {
 			if o0 < 0 {
 				o0 = i
 			}

@@ -57,13 +57,13 @@ func TestDualCommitKafkaOutage(t *testing.T) {
 	w := e.legacyWriter(g, topic, 100)
 
 	time.Sleep(5 * time.Second) // samples of the steady state before the outage
-	sc.setOutage(true)
+	sc.setOutage(true, down)
 	zkAtStop := w.offset()
 	t.Logf("stopping Kafka for %s; ZooKeeper at %d per partition", down, zkAtStop)
 	if err := st.Restart("kafka", down, false); err != nil {
 		t.Fatal(err)
 	}
-	sc.setOutage(false)
+	sc.setOutage(false, 0)
 	t.Logf("Kafka is back; ZooKeeper at %d per partition", w.offset())
 	time.Sleep(5 * time.Second) // the writer goes on a little after the outage
 	last := w.finish(t)
@@ -98,8 +98,10 @@ func checkOutageSamples(t *testing.T, samples []sample, g string, zkAtStop int64
 		if !s.outage && len(lags) == 0 {
 			errsBefore = errs
 		}
-		if s.outage {
+		if s.down { // Kafka stopping or stopped: nothing can lower the lag
 			lags = append(lags, lag)
+		}
+		if s.outage {
 			errsAfter = errs
 			if s.readyz != 200 || s.healthz != 200 {
 				t.Errorf("%s into the outage: /readyz %d, /healthz %d; want both 200 (ready and alive during a Kafka outage)",
@@ -112,18 +114,18 @@ func checkOutageSamples(t *testing.T, samples []sample, g string, zkAtStop int64
 			}
 		}
 	}
-	t.Logf("lag during the outage, one scrape a second: %v", lags)
+	t.Logf("lag while Kafka was down, one scrape a second: %v", lags)
 	t.Logf("errors by reason at the end: %v; during the outage %v -> %v", reasons, errsBefore, errsAfter)
 	if len(lags) < 10 {
-		t.Fatalf("%d scrapes during the outage, want at least 10", len(lags))
+		t.Fatalf("%d scrapes while Kafka was down, want at least 10", len(lags))
 	}
 	if top := slices.Max(lags); top <= lags[0] {
-		t.Errorf("the lag did not rise during the outage: %v", lags)
+		t.Errorf("the lag did not rise while Kafka was down: %v", lags)
 	}
 	rises := 0
 	for i := 1; i < len(lags); i++ {
 		if lags[i] < lags[i-1] {
-			t.Errorf("the lag fell during the outage, scrape %d: %v", i, lags)
+			t.Errorf("the lag fell while Kafka was down, scrape %d: %v", i, lags)
 			break
 		}
 		if lags[i] > lags[i-1] {
@@ -131,7 +133,7 @@ func checkOutageSamples(t *testing.T, samples []sample, g string, zkAtStop int64
 		}
 	}
 	if rises < 3 {
-		t.Errorf("the lag rose at %d scrapes of the outage, want it to follow the writes (at least 3): %v", rises, lags)
+		t.Errorf("the lag rose at %d scrapes while Kafka was down, want it to follow the writes (at least 3): %v", rises, lags)
 	}
 	if errsAfter <= errsBefore {
 		t.Errorf("zk2kafka_dual_commit_errors_total of group %s did not move during the outage (%v -> %v)", g, errsBefore, errsAfter)

@@ -12,7 +12,8 @@ import (
 // sample is one scrape of /metrics (and of the probes) at a time.
 type sample struct {
 	at      time.Time
-	outage  bool               // taken while Kafka was stopped
+	outage  bool               // taken while Kafka was stopping, stopped or starting (scripts/stack restart)
+	down    bool               // taken within the restart's down time from its start: Kafka answered nothing
 	series  map[string]float64 // `name{labels}` as exposed -> value
 	readyz  int                // status codes; 0 when the request failed
 	healthz int
@@ -72,6 +73,7 @@ type scraper struct {
 	mu      sync.Mutex
 	samples []sample
 	outage  bool
+	downTo  time.Time // samples before it, while outage, are down
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -91,6 +93,7 @@ func startScraper(r *dualRun, every time.Duration) *scraper {
 			smp := sample{at: time.Now(), series: parseMetrics(r.metricsText()), readyz: r.status("/readyz"), healthz: r.status("/healthz")}
 			s.mu.Lock()
 			smp.outage = s.outage
+			smp.down = s.outage && smp.at.Before(s.downTo)
 			s.samples = append(s.samples, smp)
 			s.mu.Unlock()
 		}
@@ -98,10 +101,14 @@ func startScraper(r *dualRun, every time.Duration) *scraper {
 	return s
 }
 
-// setOutage marks the samples taken from now on.
-func (s *scraper) setOutage(on bool) {
+// setOutage marks the samples taken from now on as taken during a restart of Kafka that keeps
+// it down for down (0 when the restart is over).
+func (s *scraper) setOutage(on bool, down time.Duration) {
 	s.mu.Lock()
 	s.outage = on
+	if on {
+		s.downTo = time.Now().Add(down)
+	}
 	s.mu.Unlock()
 }
 
