@@ -56,7 +56,7 @@ func TestDualCommitKafkaOutage(t *testing.T) {
 	sc := startScraper(run, time.Second)
 	w := e.legacyWriter(g, topic, 100)
 
-	time.Sleep(5 * time.Second) // samples of the steady state before the outage
+	sc.waitSamples(t, 5) // of the steady state before the outage
 	sc.setOutage(true, down)
 	zkAtStop := w.offset()
 	t.Logf("stopping Kafka for %s; ZooKeeper at %d per partition", down, zkAtStop)
@@ -65,16 +65,16 @@ func TestDualCommitKafkaOutage(t *testing.T) {
 	}
 	sc.setOutage(false, 0)
 	t.Logf("Kafka is back; ZooKeeper at %d per partition", w.offset())
-	time.Sleep(5 * time.Second) // the writer goes on a little after the outage
+	w.waitPast(t, w.offset()+1000) // the writer goes on a little after the outage
 	last := w.finish(t)
 	wantKafka := want(topic, map[int32]int64{0: last, 1: last})
 	waitFor(t, func() string { return fmt.Sprintf("kafka %v, want %v\n%s", e.offsets(g), wantKafka, run.stderr) },
 		func() bool { return maps.Equal(e.offsets(g), wantKafka) })
 	run.waitMetric(t, fmt.Sprintf("zk2kafka_dual_commit_lag_offsets{group=%q} 0\n", g))
-	time.Sleep(3 * time.Second) // a few samples of the recovered state
+	sc.waitSamples(t, 3) // of the recovered state
 	samples := sc.finish()
 
-	checkOutageSamples(t, samples, g, zkAtStop)
+	checkOutageSamples(t, samples, g)
 	alertsFromScrapes(t, samples, g)
 	if prom != nil {
 		checkDashboard(t, prom, samples[0].at.Add(-time.Minute), time.Now())
@@ -86,7 +86,7 @@ func TestDualCommitKafkaOutage(t *testing.T) {
 
 // checkOutageSamples checks the scrapes: the lag rising during the outage, the errors counted
 // with their reason, the probes, and the lag back at 0 at the end.
-func checkOutageSamples(t *testing.T, samples []sample, g string, zkAtStop int64) {
+func checkOutageSamples(t *testing.T, samples []sample, g string) {
 	t.Helper()
 	grp := fmt.Sprintf("group=%q", g)
 	var lags []float64
@@ -199,6 +199,13 @@ func (e *env) legacyWriter(g, topic string, from int64) *legacyWriter {
 
 // offset is the latest offset written.
 func (w *legacyWriter) offset() int64 { return w.off.Load() }
+
+// waitPast waits until the writer has written off.
+func (w *legacyWriter) waitPast(t *testing.T, off int64) {
+	t.Helper()
+	waitFor(t, func() string { return fmt.Sprintf("the legacy writer at %d, want %d", w.offset(), off) },
+		func() bool { return w.offset() >= off })
+}
 
 // finish stops the writer and returns its last offset; a write that failed fails the test.
 func (w *legacyWriter) finish(t *testing.T) int64 {

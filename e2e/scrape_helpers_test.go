@@ -1,11 +1,13 @@
 package e2e_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -136,4 +138,16 @@ func (r *dualRun) status(p string) int {
 		return 0
 	}
 	return resp.StatusCode
+}
+
+// waitSamples waits until n more samples have been taken.
+func (s *scraper) waitSamples(t *testing.T, n int) {
+	t.Helper()
+	count := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.samples)
+	}
+	want := count() + n
+	waitFor(t, func() string { return fmt.Sprintf("%d samples, want %d", count(), want) }, func() bool { return count() >= want })
 }
