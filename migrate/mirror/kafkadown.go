@@ -50,8 +50,10 @@ func (l *loop) readKafka(ctx context.Context, batch []string, tried *bool) (map[
 	return states, err
 }
 
-// kafkaFailed records a failed whole read of Kafka (made with the whole budget) as the
-// reason Kafka is down, unless the run is stopping.
+// kafkaFailed records a failed whole read or commit of Kafka (made with the whole budget) as
+// the reason Kafka is down, unless the run is stopping. A broker that goes away between a sync's
+// read and its commit fails the commit first: without this, the next sync's read would take the
+// whole budget again before the loop knew.
 func (l *loop) kafkaFailed(err error) {
 	var cut errKafkaDown
 	if l.kafkaDown == nil && !errors.As(err, &cut) && !errors.Is(err, context.Canceled) {

@@ -211,3 +211,59 @@ func TestLagFollowsEveryChangeDuringOutage(t *testing.T) {
 		}
 	})
 }
+
+// slowCommitter is a committer whose commits, while down, take the adapter's whole retry budget
+// (30 s) to fail, unless their context ends first.
+type slowCommitter struct {
+	migrate.OffsetCommitter
+	down atomic.Bool
+}
+
+func (c *slowCommitter) Commit(ctx context.Context, group string, cs []migrate.Commit) ([]migrate.CommitError, error) {
+	if c.down.Load() {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return nil, errOutage
+		}
+	}
+	return c.OffsetCommitter.Commit(ctx, group, cs)
+}
+
+// TestCommitFailureMarksKafkaDown: an outage that starts between a sync's read of Kafka and its
+// commit costs the commit's whole budget once; the commit's failure marks Kafka down, so the
+// next change is reported within two poll intervals, not after another read's whole budget.
+func TestCommitFailureMarksKafkaDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		k := &slowKafka{KafkaStore: f.kafka}
+		c := &slowCommitter{OffsetCommitter: f.kafka}
+		f.m.Kafka, f.m.Committer = k, c
+		f.m.PollInterval = 2 * time.Second
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.start(t)
+		synctest.Wait()
+		f.obs.drain()
+
+		c.down.Store(true) // the broker goes away after the sync's read
+		f.legacy.SetOffset("g", "t", 0, 20)
+		f.watch.fire(t, "g")
+		time.Sleep(time.Second)
+		k.down.Store(true)
+		time.Sleep(30 * time.Second) // the commit's budget
+		synctest.Wait()
+		if s := lastOf(t, f.obs.drain(), "g"); s.Lag != 10 || s.Written() != 0 {
+			t.Fatalf("after the failed commit: lag %d, %d written; want 10 and none", s.Lag, s.Written())
+		}
+		f.legacy.SetOffset("g", "t", 0, 30)
+		f.watch.fire(t, "g")
+		time.Sleep(2*f.m.PollInterval + time.Second)
+		synctest.Wait()
+		if s := lastOf(t, f.obs.drain(), "g"); s.Lag != 20 || s.KafkaErr == nil {
+			t.Errorf("the change after the failed commit: lag %d, KafkaErr %v; want lag 20 reported within two poll intervals", s.Lag, s.KafkaErr)
+		}
+		k.down.Store(false)
+		c.down.Store(false)
+	})
+}
