@@ -52,8 +52,8 @@ type loop struct {
 
 	lease leaseState // lease.go
 
-	// kafkaDown is the failure of a whole Kafka read while no read has succeeded since
-	// (kafkadown.go); nil while Kafka answers.
+	// kafkaDown is the failure of a whole Kafka read or commit while no read has succeeded
+	// since (kafkadown.go); nil while Kafka answers.
 	kafkaDown error
 }
 
