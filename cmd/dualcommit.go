@@ -79,6 +79,12 @@ With --group-map old=new (see zk2kafka migrate --help) legacy group old is mirro
 group new, its phase decided from old's liveness and new's state; --reverse writes new's offsets
 into old's znodes. A map that lands two selected legacy groups in one Kafka group is refused.
 
+With --metrics-addr it serves Prometheus /metrics, /healthz (liveness: the loop made progress
+recently; a failing store does not fail it) and /readyz (readiness: the first sync of every group
+done, every watch set, the lease held; a standby is alive but not ready). A Kafka outage does not
+make it unready: the lag (ZooKeeper's newest offset minus Kafka's last acknowledged commit) keeps
+following ZooKeeper, and the writes left pending are counted as errors with their reason.
+
 SIGHUP starts a full resync at once (flags are not reloaded). Without --execute nothing is
 written: the log shows what would be mirrored.`,
 		Example: `  # see what it would mirror, write nothing
@@ -107,7 +113,7 @@ written: the log shows what would be mirrored.`,
 	f.DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often the Kafka groups are polled for phase changes and --reverse")
 	f.DurationVar(&o.statusInterval, "status-interval", 10*time.Second, "one status line this often, on a terminal only")
 	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
-	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. :9464")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics, /healthz and /readyz on this address, e.g. :9464")
 	f.BoolVar(&o.waitForLease, "wait-for-lease", true, "with --execute, when another instance holds the lease on overlapping groups, stand by until it ends (false: exit 1 at once, naming it)")
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
@@ -45,7 +46,8 @@ func newDualMetrics(b build, h dualHooks) *dualMetrics {
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_phase",
 			Help: "the group's phase: 1 for the current one, 0 for the others"}, []string{"group", "phase"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_lag_offsets",
-			Help: "sum over partitions of how far Kafka trails ZooKeeper, after the latest sync's writes"}, []string{"group"}),
+			Help: "sum over partitions of ZooKeeper's newest offset minus Kafka's last acknowledged commit, at every ZooKeeper change " +
+				"(also while Kafka cannot be written)"}, []string{"group"}),
 		lead: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_kafka_lead_offsets",
 			Help: "sum over partitions of how far Kafka is ahead of ZooKeeper"}, []string{"group"}),
 		missing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zk2kafka_dual_commit_missing_partitions",
@@ -59,7 +61,9 @@ func newDualMetrics(b build, h dualHooks) *dualMetrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_refused_total",
 			Help: "partitions whose admin commit Kafka refused because the group is active"}, []string{"group"}),
 		errs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_errors_total",
-			Help: "partitions whose write failed"}, []string{"group"}),
+			Help: "partitions whose write failed, or was left pending because the target store could not be read, by reason " +
+				"(unreachable, coordinator-unavailable, timeout, retriable, partition-missing, unauthorized, rejected, stopped, other)"},
+			[]string{"group", "direction", "reason"}),
 		rewinds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zk2kafka_dual_commit_legacy_rewinds_total",
 			Help: "ZooKeeper offsets found lower than the mirror's previous read of them (flagged, not mirrored backwards)"},
 			[]string{"group"}),
@@ -147,7 +151,8 @@ func (m *dualMetrics) group(s mirror.GroupStatus, started time.Time) {
 	for _, w := range s.Writes {
 		switch {
 		case w.Err != nil:
-			m.errs.WithLabelValues(s.Group).Inc()
+			// The reason is one of a fixed set (kafkawriter.FailureReasons): the series stay bounded.
+			m.errs.WithLabelValues(s.Group, string(w.Direction), kafkawriter.FailureReason(w.Err)).Inc()
 		case w.Refused:
 			m.refused.WithLabelValues(s.Group).Inc()
 		default:

@@ -79,7 +79,7 @@ func (o *dualObserver) GroupSynced(s mirror.GroupStatus) {
 			done = append(done, string(w.Direction)+" "+w.Reason+" "+desc)
 		}
 	}
-	if len(failed) > 0 {
+	if len(failed) > 0 && s.KafkaErr == nil { // an unreadable Kafka is logged once per batch (SyncFailed)
 		// One line per group, each partition named (up to a bound): per-partition errors stay
 		// visible without one line each for thousands of partitions.
 		o.log.Warn("writes failed, retrying later", "group", s.Group, "kafka_group", kafkaGroupOf(s), "partitions", len(failed), "errors", limit(failed, maxLogged))

@@ -192,7 +192,8 @@ func TestMirrorSurvivesStoreFailure(t *testing.T) {
 	}
 	f.kafka.FailReads(nil)
 	for {
-		if s := f.obs.next(t, "g"); len(writes(s, mirror.ReasonMirror)) > 0 {
+		// Statuses of the outage (KafkaErr) report the pending write failed: wait for the write.
+		if s := f.obs.next(t, "g"); s.KafkaErr == nil && len(writes(s, mirror.ReasonMirror)) > 0 {
 			break
 		}
 	}

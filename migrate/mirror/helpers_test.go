@@ -285,3 +285,10 @@ func kafkaOffsets(t *testing.T, k *migratetest.KafkaStore, group string) map[str
 }
 
 func ptr(v int64) *int64 { return &v }
+
+// latest returns the latest LoopState reported.
+func (o *observer) latest() mirror.LoopState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.state
+}

@@ -137,6 +137,7 @@ func (l *loop) toKafka(ctx context.Context, st *GroupStatus, v groupView, keepal
 	fk, err := l.readAgain(ctx, st.Group, v.topics(keepalive), &topics)
 	if err != nil {
 		failAll(st.Writes, err)
+		l.kafkaFailed(err)
 		return nil
 	}
 	if fk.Active() {
@@ -233,6 +234,7 @@ func (l *loop) commit(ctx context.Context, st *GroupStatus, commits []migrate.Co
 	}
 	if err != nil {
 		failAll(st.Writes, err)
+		l.kafkaFailed(err) // a whole commit failed after the adapter's retries: Kafka is down
 		return
 	}
 	acked := l.m.Now()

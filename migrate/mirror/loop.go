@@ -51,6 +51,10 @@ type loop struct {
 	watchErr   <-chan error  // the running Watch's end
 
 	lease leaseState // lease.go
+
+	// kafkaDown is the failure of a whole Kafka read or commit while no read has succeeded
+	// since (kafkadown.go); nil while Kafka answers.
+	kafkaDown error
 }
 
 // health is the loop's own account of its readiness, reported as LoopState.
@@ -267,9 +271,11 @@ type pollResult struct {
 func (l *loop) pollDone(p pollResult) {
 	l.polling = false
 	if p.err != nil {
+		l.kafkaFailed(p.err)
 		l.syncFailed(p.groups, fmt.Errorf("poll kafka group states: %w", p.err))
 		return
 	}
+	l.kafkaAnswered()
 	var changed []string
 	for _, g := range p.groups {
 		if l.selected(g) && !sameKafkaState(l.kafka[g], p.states[g]) {
@@ -289,6 +295,7 @@ func (l *loop) sync(ctx context.Context) {
 	// Only the selection: a report that arrives after its group left (the watcher still arming
 	// a deleted group, a poll started before) would bring back its state and metric series.
 	dirty := slices.DeleteFunc(l.takeDirty(), func(g string) bool { return !l.selected(g) })
+	tried := false // a read of Kafka was tried in this pass (kafkadown.go)
 	for batch := range slices.Chunk(dirty, l.m.BatchGroups) {
 		if ctx.Err() != nil {
 			l.remark(batch)
@@ -301,10 +308,11 @@ func (l *loop) sync(ctx context.Context) {
 		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
 		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
 		// by then.
-		states, err := l.m.Kafka.Groups(ctx, batch)
+		states, err := l.readKafka(ctx, batch, &tried)
 		if err != nil {
-			l.syncFailed(batch, fmt.Errorf("read %d kafka groups: %w", len(batch), err))
-			l.remark(batch)
+			err = fmt.Errorf("read %d kafka groups: %w", len(batch), err)
+			l.syncFailed(batch, err)
+			l.unreached(ctx, batch, legacy, err)
 			continue
 		}
 		l.syncBatch(ctx, batch, legacy, states)
@@ -318,7 +326,7 @@ func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
 	if ctx.Err() != nil {
 		l.remark([]string{st.Group})
 	}
-	failed := slices.ContainsFunc(st.Writes, func(w Write) bool { return w.Err != nil })
+	failed := st.KafkaErr != nil || slices.ContainsFunc(st.Writes, func(w Write) bool { return w.Err != nil })
 	if l.missing != nil { // flushing
 		if tps, only := onlyMissing(st.Writes); only {
 			l.missing[st.Group] = tps

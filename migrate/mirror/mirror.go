@@ -133,6 +133,14 @@ type GroupStatus struct {
 	// them). A legacy client that rewinds by mistake (kafka-node 2.6.1 does against Kafka 3.x)
 	// looks like this, and so does an operator's deliberate reset.
 	Rewinds []Rewind
+	// KafkaErr is set when this sync could not read Kafka (or describe the group's topics), so
+	// it wrote nothing: Phase is decided from Kafka as last seen, Lag, Lead and Missing measure
+	// ZooKeeper as just read against Kafka's last acknowledged commits, and Writes are the
+	// mirror writes into Kafka left pending (where ZooKeeper leads or Kafka has no commit), each
+	// failed with this error. The group is synced again at the next poll; the failure is also
+	// reported once for the whole batch (Observer.SyncFailed). Without this report the lag of a
+	// Kafka outage would read as the lag before it.
+	KafkaErr error
 }
 
 // Rewind is one ZooKeeper offset lower than the mirror's previous read of it (both after

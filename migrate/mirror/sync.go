@@ -184,7 +184,9 @@ func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]
 		}
 		if err != nil {
 			failed = append(failed, a.st.Group)
-			firstErr = cmp.Or(firstErr, fmt.Errorf("decide the writes of group %q: %w", a.st.Group, err))
+			err = fmt.Errorf("decide the writes of group %q: %w", a.st.Group, err)
+			firstErr = cmp.Or(firstErr, err)
+			l.pending(a, err)
 			continue
 		}
 		l.retryLater(ctx, st)
