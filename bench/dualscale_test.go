@@ -57,11 +57,20 @@ func benchDualCommitProcess(b *testing.B, n int) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logf, err := os.Create(filepath.Join(b.TempDir(), "dual-commit.log"))
+	// The process's log is kept when the benchmark fails, for its reason (a lost session, a
+	// resync still running), and removed otherwise.
+	logf, err := os.CreateTemp("", "zk2kafka-dual-commit-*.log")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer logf.Close()
+	b.Cleanup(func() {
+		if b.Failed() {
+			b.Logf("dual-commit's log kept: %s", logf.Name())
+		} else {
+			os.Remove(logf.Name())
+		}
+	})
 	cmd := exec.CommandContext(ctx, bin, "migrate", "dual-commit", "--execute", "--zk", f.zkServers(),
 		"--kafka", f.stack.Kafka, "--metrics-addr", addr, "--zk-session-timeout", dualSessionTimeout.String(),
 		"--log-level", "warn")
