@@ -92,10 +92,14 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 			}
 		}
 	})
+	read := r.readGroup
+	if r.multi {
+		read = r.readGroupMulti
+	}
 	for range min(len(todo), r.groupsInFlight) {
 		wg.Go(func() {
 			for g := range jobs {
-				lg, err := r.readGroup(ctx, g)
+				lg, err := read(ctx, g)
 				select {
 				case results <- result{lg, err}:
 				case <-ctx.Done():

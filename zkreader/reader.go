@@ -33,6 +33,14 @@ type Reader struct {
 	// calls runs every request, at most InFlight at once over the whole pool.
 	calls *calls
 	next  atomic.Uint64
+	// multi: every server is ZooKeeper 3.6+, reads go in multiRead batches (fast.go); false:
+	// single requests, as every server before 3.6 needs.
+	multi bool
+	// sideSlots bounds the multiReads in flight over the pool: the server does not count them
+	// against its own limit (side.go).
+	sideSlots chan struct{}
+	// multiReads counts the multiReads sent, for the tests that tell the paths apart.
+	multiReads atomic.Int64
 }
 
 var _ migrate.LegacyStore = (*Reader)(nil)
@@ -61,7 +69,8 @@ func prepare(ctx context.Context, cfg Config) (Config, *Reader, string, []byte, 
 	lctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
 	defer cancel()
 	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log, tls: cfg.TLS,
-		calls: newCalls(cfg.InFlight), check: newOpenCheck(lctx, hosts, cfg.SessionTimeout)}
+		calls: newCalls(cfg.InFlight), check: newOpenCheck(lctx, hosts, cfg.SessionTimeout),
+		sideSlots: make(chan struct{}, max(1, cfg.InFlight/16))}
 	return cfg, r, scheme, auth, nil
 }
 
@@ -75,6 +84,11 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 		return nil, err
 	}
 	log := r.log
+	// The servers' versions are asked while the sessions start.
+	detected := make(chan readPath, 1)
+	dctx, cancelDetect := context.WithCancel(ctx)
+	defer cancelDetect()
+	go func() { detected <- detectReadPath(dctx, r.hosts, min(cfg.SessionTimeout, 5*time.Second), r.tls) }()
 	sessions := make([]*session, cfg.Connections)
 	for i := range sessions {
 		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
@@ -96,8 +110,33 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 		r.Close()
 		return nil, err
 	}
-	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", r.chroot, "connections", len(r.conns))
+	path := <-detected
+	if cfg.NoMultiRead {
+		path = readPath{reason: "multiRead turned off (Config.NoMultiRead)"}
+	}
+	if path.multi {
+		r.warmUp()
+	}
+	r.multi = path.multi
+	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", r.chroot, "connections", len(r.conns),
+		"multiread", path.multi, "why", path.reason)
 	return r, nil
+}
+
+// warmUp sends one request of go-zookeeper's on every connection: its answer shows the
+// connection past the handshake and the credentials (side.go), so that the first multiReads
+// spread over the whole pool instead of the connections that happened to be used already.
+func (r *Reader) warmUp() {
+	var wg sync.WaitGroup
+	for _, c := range r.conns {
+		// Any answer will do, even an error: only its passing through counts.
+		wg.Go(func() {
+			if _, _, err := c.Exists("/"); err != nil {
+				r.log.Debug("zookeeper warm-up request failed", "err", err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // waitSessions waits for every connection's session and authenticates it. go-zookeeper takes
@@ -195,6 +234,20 @@ type session struct {
 	granted atomic.Int32
 	check   *openCheck  // the Reader's, told what each dial and handshake found (nil: none)
 	tls     *tls.Config // nil: plain TCP
+	// zxid is the highest zxid the side channel's answers carried in this session (side.go).
+	zxid atomic.Int64
+}
+
+// sideConn is the session's current connection when it is ready for requests of our own, or
+// nil.
+func (s *session) sideConn() *coalescingConn {
+	s.mu.Lock()
+	c, _ := s.conn.(*coalescingConn)
+	s.mu.Unlock()
+	if c == nil || c.side == nil || !c.side.ready.Load() {
+		return nil
+	}
+	return c
 }
 
 func (s *session) event(ev zk.Event) {
@@ -212,19 +265,20 @@ func (s *session) event(ev zk.Event) {
 	}
 }
 
-// dial is DialCoalescing, over TLS when configured, that remembers its failure: go-zookeeper
-// only logs it. A failed TLS handshake is a verdict on the server (diagnose.go), not a reason to
+// dial is DialCoalescing with the side channel (side.go), over TLS when configured, that
+// remembers its failure: go-zookeeper only logs it. A failed TLS handshake is a verdict on the server (diagnose.go), not a reason to
 // wait.
 func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	var c net.Conn
+	var raw net.Conn
 	var err error
 	if s.tls != nil {
-		var tc net.Conn
-		if tc, err = dialTLS(network, addr, s.check.name(addr), timeout, s.tls); err == nil {
-			c = newCoalescingConn(tc)
-		}
+		raw, err = dialTLS(network, addr, s.check.name(addr), timeout, s.tls)
 	} else {
-		c, err = DialCoalescing(network, addr, timeout)
+		raw, err = net.DialTimeout(network, addr, timeout)
+	}
+	if err == nil {
+		c = newSideConn(raw, &s.zxid)
 	}
 	s.check.dialed(addr, err)
 	if err != nil {
