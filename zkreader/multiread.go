@@ -25,13 +25,13 @@ import (
 // A failed op (NoNode, NoAuth) fails alone: the server catches its KeeperException and
 // answers an ErrorResult for it, so one deleted znode does not cost the batch.
 const (
-	opGetData     int32 = 4
-	opGetChildren int32 = 8
-	opMultiRead   int32 = 22
-	opError       int32 = -1 // the type of an ErrorResult, and of the header that ends a multi
-	statLen             = 68 // Stat: czxid, mzxid, ctime, mtime, version, cversion, aversion, ephemeralOwner, dataLength, numChildren, pzxid
-	mtimeAt             = 24 // mtime's offset in Stat
-	replyHeaderLen      = 16
+	opGetData      int32 = 4
+	opGetChildren  int32 = 8
+	opMultiRead    int32 = 22
+	opError        int32 = -1 // the type of an ErrorResult, and of the header that ends a multi
+	statLen              = 68 // Stat: czxid, mzxid, ctime, mtime, version, cversion, aversion, ephemeralOwner, dataLength, numChildren, pzxid
+	mtimeAt              = 24 // mtime's offset in Stat
+	replyHeaderLen       = 16
 )
 
 // readOp is one read of a multiRead: a getData of path, or its getChildren when list is set.

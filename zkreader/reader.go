@@ -41,6 +41,8 @@ type Reader struct {
 	sideSlots chan struct{}
 	// multiReads counts the multiReads sent, for the tests that tell the paths apart.
 	multiReads atomic.Int64
+	// sent, when set (by tests), is called with the connection of each multiRead just sent.
+	sent func(*coalescingConn)
 }
 
 var _ migrate.LegacyStore = (*Reader)(nil)
@@ -236,6 +238,8 @@ type session struct {
 	tls     *tls.Config // nil: plain TCP
 	// zxid is the highest zxid the side channel's answers carried in this session (side.go).
 	zxid atomic.Int64
+	// dials counts the connections dialled, for the tests that check none was lost.
+	dials atomic.Int32
 }
 
 // sideConn is the session's current connection when it is ready for requests of our own, or
@@ -279,6 +283,7 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 	}
 	if err == nil {
 		c = newSideConn(raw, &s.zxid)
+		s.dials.Add(1)
 	}
 	s.check.dialed(addr, err)
 	if err != nil {

@@ -102,6 +102,9 @@ func (r *Reader) multiRead(ctx context.Context, ops []readOp) ([]opResult, error
 		return nil, err
 	}
 	r.multiReads.Add(1)
+	if r.sent != nil {
+		r.sent(cc)
+	}
 	rep, err := cc.sideWait(ctx, xid, ch)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,9 @@ func sidePair(t *testing.T, zxid *atomic.Int64) (*coalescingConn, net.Conn) {
 }
 
 // frame is a length-prefixed frame.
-func frame(body []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...) }
+func frame(body []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+}
 
 // reply is a framed answer: ReplyHeader{xid, zxid, err} and body.
 func reply(xid int32, zxid int64, code int32, body string) []byte {
