@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The side channel: requests of our own (multiRead, which go-zookeeper cannot send) on the
@@ -60,6 +61,8 @@ type side struct {
 	// that a reconnect never goes to a server behind what we have read: see patchConnect.
 	zxid  *atomic.Int64
 	wrote atomic.Bool // the ConnectRequest went out
+	// ahead is how far ahead go-zookeeper last set the read deadline (0: none).
+	ahead atomic.Int64
 
 	mu      sync.Mutex
 	next    uint32
@@ -132,6 +135,9 @@ func (c *coalescingConn) nextFrame() error {
 		return err
 	}
 	c.deliver(xid, frame[4:])
+	if ahead := time.Duration(s.ahead.Load()); ahead > 0 {
+		return c.Conn.SetReadDeadline(time.Now().Add(ahead))
+	}
 	return nil
 }
 

@@ -216,3 +216,41 @@ func readExactly(t *testing.T, c net.Conn, want []byte) {
 		t.Fatalf("go-zookeeper would read\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestSideAnswersKeepTheReadAlive: go-zookeeper sets a read deadline before each frame it
+// reads; answers of ours arriving for longer than that, with no frame of its own among them,
+// must not time its read out, as the same answers to its own requests would not have.
+func TestSideAnswersKeepTheReadAlive(t *testing.T) {
+	var zxid atomic.Int64
+	cc, server := sidePair(t, &zxid)
+	mustWrite(t, server, append(append([]byte(nil), connectResponse...), reply(1, 5, 0, "")...))
+	readExactly(t, cc, append(append([]byte(nil), connectResponse...), reply(1, 5, 0, "")...))
+	const answers, gap, deadline = 8, 500 * time.Millisecond, 2 * time.Second
+	var chans []<-chan sideReply
+	var xids []int32
+	for range answers {
+		xid, ch, err := cc.sideSend(opMultiRead, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xids, chans = append(xids, xid), append(chans, ch)
+	}
+	go func() {
+		for _, xid := range xids {
+			time.Sleep(gap) // paces the server: the answers span twice the deadline
+			if _, err := server.Write(reply(xid, 6, 0, "ours")); err != nil {
+				return
+			}
+		}
+		_, _ = server.Write(reply(2, 7, 0, "theirs")) // a failed write shows as the read's error
+	}()
+	if err := cc.SetReadDeadline(time.Now().Add(deadline)); err != nil {
+		t.Fatal(err)
+	}
+	readExactly(t, cc, reply(2, 7, 0, "theirs"))
+	for i, ch := range chans {
+		if r, err := cc.sideWait(context.Background(), xids[i], ch); err != nil || string(r.body) != "ours" {
+			t.Fatalf("answer %d: %q, %v", i, r.body, err)
+		}
+	}
+}

@@ -98,7 +98,22 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 func (c *coalescingConn) SetWriteDeadline(time.Time) error { return nil }
 
 // SetDeadline applies to reads only, for the same reason.
-func (c *coalescingConn) SetDeadline(t time.Time) error { return c.Conn.SetReadDeadline(t) }
+func (c *coalescingConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
+
+// SetReadDeadline also remembers how far ahead the deadline was set: go-zookeeper sets one
+// before each frame it reads, and the side channel sets it again as far ahead after each answer
+// of ours it takes out, as go-zookeeper would have after a frame of its own. Otherwise a long
+// run of our answers, with no frame of go-zookeeper's among them, would time its read out.
+func (c *coalescingConn) SetReadDeadline(t time.Time) error {
+	if c.side != nil {
+		ahead := time.Duration(0)
+		if !t.IsZero() {
+			ahead = time.Until(t)
+		}
+		c.side.ahead.Store(int64(ahead))
+	}
+	return c.Conn.SetReadDeadline(t)
+}
 
 func (c *coalescingConn) Close() error {
 	c.once.Do(func() { close(c.done) })
