@@ -25,13 +25,20 @@ import (
 // re-check, read-back), after its groups were deleted from Kafka and the plan read, both
 // outside the timing, as in BenchmarkCopy.
 //
-//	ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env ZK2KAFKA_BENCH_SIZES=100000 \
+//	ZK2KAFKA_STACK_ENV=.stack/run/zk/stack.env ZK2KAFKA_BENCH_SIZES=100000 ZK2KAFKA_BENCH_PATH_ROUNDS=3 \
 //	  go test -run '^$' -bench ReadPaths -benchtime 1x -v ./bench/
 func BenchmarkReadPaths(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(sizeName(n), func(b *testing.B) { benchReadPaths(b, n) })
 	}
 }
+
+// EnvPathRounds is how many rounds BenchmarkReadPaths times per iteration (default 3): one pass
+// each of plan and copy on each path, in an order that rotates every round.
+const (
+	EnvPathRounds     = "ZK2KAFKA_BENCH_PATH_ROUNDS"
+	defaultPathRounds = 3
+)
 
 // pathPass is one timed pass: plan or copy on one path.
 type pathPass struct {
@@ -72,7 +79,7 @@ func benchReadPaths(b *testing.B, n int) {
 		{name: "copy multiRead", copy: true, legacy: fast}, {name: "copy single", copy: true, legacy: single},
 	}
 	dir := b.TempDir()
-	rounds := envLimit(b, EnvPairs, defaultPairs)
+	rounds := envLimit(b, EnvPathRounds, defaultPathRounds)
 	iter := 0
 	for b.Loop() {
 		for r := range rounds {
