@@ -20,7 +20,8 @@ import (
 // BenchmarkReadPaths measures plan and copy --execute on zkreader's two read paths side by side
 // in one run: multiRead batches (ZooKeeper 3.6+, what the stack's 3.8 gets) and single requests
 // (what servers before 3.6 get, forced here with Config.NoMultiRead). Each round times one
-// plan and one copy on each path, the order of the four rotating from round to round, and
+// plan and one copy on each path, and a copy --recheck=gates on multiRead (the floor of a copy
+// whose re-check reads no offset znode), the order rotating from round to round, and
 // reads ZooKeeper's CPU around each pass. Copy is Copier.Run with the CLI's defaults (full
 // re-check, read-back), after its groups were deleted from Kafka and the plan read, both
 // outside the timing, as in BenchmarkCopy.
@@ -44,6 +45,7 @@ const (
 type pathPass struct {
 	name      string
 	copy      bool
+	gatesOnly bool // copy --recheck=gates: the floor of a copy whose re-check reads no znode
 	legacy    *zkreader.Reader
 	times     []float64
 	serverCPU time.Duration
@@ -77,6 +79,7 @@ func benchReadPaths(b *testing.B, n int) {
 	passes := []*pathPass{
 		{name: "plan multiRead", legacy: fast}, {name: "plan single", legacy: single},
 		{name: "copy multiRead", copy: true, legacy: fast}, {name: "copy single", copy: true, legacy: single},
+		{name: "copy gates-only", copy: true, gatesOnly: true, legacy: fast},
 	}
 	dir := b.TempDir()
 	rounds := envLimit(b, EnvPathRounds, defaultPathRounds)
@@ -102,8 +105,8 @@ func benchReadPaths(b *testing.B, n int) {
 	b.Logf("PATHS offsets=%d multiRead: plan+copy %.2f s (target <= 2.5 at 100k), copy/plan %.2f (target <= 1.5); single: plan+copy %.2f s, copy/plan %.2f",
 		n, med["plan multiRead"]+med["copy multiRead"], med["copy multiRead"]/med["plan multiRead"],
 		med["plan single"]+med["copy single"], med["copy single"]/med["plan single"])
-	b.Logf("PATHS offsets=%d multiRead/single time: plan %.2f, copy %.2f", n,
-		med["plan multiRead"]/med["plan single"], med["copy multiRead"]/med["copy single"])
+	b.Logf("PATHS offsets=%d multiRead/single time: plan %.2f, copy %.2f; copy multiRead / copy --recheck=gates (on multiRead) %.2f", n,
+		med["plan multiRead"]/med["plan single"], med["copy multiRead"]/med["copy single"], med["copy multiRead"]/med["copy gates-only"])
 }
 
 // run times one pass and returns its time and ZooKeeper's CPU over it (0 when unreadable).
@@ -131,7 +134,7 @@ func (p *pathPass) run(b *testing.B, ctx context.Context, f *fixture, n int, sc 
 			}
 		}()
 		executor = &copier.Copier{Legacy: p.legacy, Kafka: kafka, Committer: kafka, Backup: backup,
-			Metadata: benchMetadata, BatchGroups: 128, Parallel: copier.DefaultParallel}
+			Metadata: benchMetadata, BatchGroups: 128, Parallel: copier.DefaultParallel, GatesOnly: p.gatesOnly}
 		runtime.GC()
 		b.StartTimer()
 		z0, ok0 := serverCPU(f.stack)

@@ -10,54 +10,128 @@ import (
 // readGroup and recheckGroup, which stay the path of older servers, and share with them every
 // rule that turns an answer into a result (listed, gotOffset, gotOwner).
 
-// readGroupMulti reads one group as readGroup does, in three rounds: the group's offsets/,
-// ids/ and owners/ listings in one multiRead; the listings of their topics; the Gets of every
-// partition and owner znode found, in batches of batchOps. The rounds of one group wait for
-// each other, but GroupsInFlight groups are read at once, which keeps the pipeline full.
-func (r *Reader) readGroupMulti(ctx context.Context, group string) (migrate.LegacyGroup, error) {
-	g := &groupRead{verb: "read", group: group, base: r.path("/consumers/" + group)}
-	offsets, owners := g.base+"/offsets", g.base+"/owners"
-	top, err := r.lists(ctx, g, []string{offsets, g.base + "/ids", owners})
-	if err != nil {
-		return migrate.LegacyGroup{}, err
+// multiWave is the most groups read together on the multiRead path: their listings and Gets
+// share batches, so a wave costs ZooKeeper about three requests plus one per 100 znodes, where
+// a group alone cost three. GroupsInFlight/8 waves run at once, which keeps the pipeline full.
+const multiWave = 32
+
+// groupWave is one group of a wave: its read and the listings of its three folders.
+type groupWave struct {
+	g   *groupRead
+	top []listing // offsets/, ids/, owners/
+	// dirs lists the group's topic folders (nTopics of them), then its owners/<topic> ones.
+	dirs    []string
+	nTopics int
+}
+
+// readGroupsMulti reads groups as readGroup reads one, in three rounds shared by all of them:
+// each group's offsets/, ids/ and owners/ listings; the listings of their topics; the Gets of
+// every partition and owner znode found, in batches of batchOps.
+func (r *Reader) readGroupsMulti(ctx context.Context, groups []string) ([]migrate.LegacyGroup, error) {
+	ws := make([]groupWave, len(groups))
+	var ops []readOp
+	for i, group := range groups {
+		g := &groupRead{verb: "read", group: group, base: r.path("/consumers/" + group)}
+		ws[i].g = g
+		ops = appendLists(ops, folders(g)...)
 	}
-	g.liveList("ids", top[1])
-	g.liveList("owners", top[2])
-	var dirs []string
-	if top[0].denied {
-		g.topics = []topicRead{{denied: deniedDir(offsets, "")}}
-	} else {
-		g.topics = make([]topicRead, len(top[0].names))
-		for _, t := range top[0].names {
-			dirs = append(dirs, offsets+"/"+t)
+	res, err := r.readOps(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	ops = ops[:0]
+	for i := range ws {
+		w := &ws[i]
+		if w.top, err = w.g.listings(res[3*i:3*i+3], folders(w.g)); err != nil {
+			return nil, err
 		}
+		w.layOut()
+		ops = appendLists(ops, w.dirs...)
 	}
-	nTopics := len(dirs)
-	for _, t := range top[2].names {
-		dirs = append(dirs, owners+"/"+t)
-	}
-	sub, err := r.lists(ctx, g, dirs)
-	if err != nil {
-		return migrate.LegacyGroup{}, err
+	if res, err = r.readOps(ctx, ops); err != nil {
+		return nil, err
 	}
 	var gets getList
-	for i := range nTopics {
-		tr, t := &g.topics[i], top[0].names[i]
-		if sub[i].denied {
-			tr.denied = deniedDir(dirs[i], t)
-			continue
+	for i := range ws {
+		w := &ws[i]
+		sub, err := w.g.listings(res[:len(w.dirs)], w.dirs)
+		if err != nil {
+			return nil, err
 		}
-		tr.slots = offsetSlots(dirs[i], t, sub[i].names)
-		gets.offsets(g, tr.slots)
-	}
-	for k, t := range top[2].names {
-		g.liveList("owners/"+t, sub[nTopics+k])
-		gets.owners(g, dirs[nTopics+k], t, sub[nTopics+k].names)
+		res = res[len(w.dirs):]
+		w.fill(&gets, sub)
 	}
 	if err := r.runGets(ctx, gets); err != nil {
-		return migrate.LegacyGroup{}, err
+		return nil, err
 	}
-	return g.result(), nil
+	out := make([]migrate.LegacyGroup, len(ws))
+	for i, w := range ws {
+		out[i] = w.g.result()
+	}
+	return out, nil
+}
+
+// folders is the paths of a group's first round, in its order.
+func folders(g *groupRead) []string {
+	return []string{g.base + "/offsets", g.base + "/ids", g.base + "/owners"}
+}
+
+// layOut records the group's liveness listings and the folders its second round lists.
+func (w *groupWave) layOut() {
+	g, offsets, owners := w.g, w.g.base+"/offsets", w.g.base+"/owners"
+	g.liveList("ids", w.top[1])
+	g.liveList("owners", w.top[2])
+	if w.top[0].denied {
+		g.topics = []topicRead{{denied: deniedDir(offsets, "")}}
+	} else {
+		g.topics = make([]topicRead, len(w.top[0].names))
+		for _, t := range w.top[0].names {
+			w.dirs = append(w.dirs, offsets+"/"+t)
+		}
+	}
+	w.nTopics = len(w.dirs)
+	for _, t := range w.top[2].names {
+		w.dirs = append(w.dirs, owners+"/"+t)
+	}
+}
+
+// fill lays out the slots of the group's topics from their listings sub and adds the Gets of
+// its partition and owner znodes.
+func (w *groupWave) fill(gets *getList, sub []listing) {
+	g := w.g
+	for i := range w.nTopics {
+		tr, t := &g.topics[i], w.top[0].names[i]
+		if sub[i].denied {
+			tr.denied = deniedDir(w.dirs[i], t)
+			continue
+		}
+		tr.slots = offsetSlots(w.dirs[i], t, sub[i].names)
+		gets.offsets(g, tr.slots)
+	}
+	for k, t := range w.top[2].names {
+		g.liveList("owners/"+t, sub[w.nTopics+k])
+		gets.owners(g, w.dirs[w.nTopics+k], t, sub[w.nTopics+k].names)
+	}
+}
+
+// appendLists appends a getChildren of each path.
+func appendLists(ops []readOp, paths ...string) []readOp {
+	for _, p := range paths {
+		ops = append(ops, readOp{path: p, list: true})
+	}
+	return ops
+}
+
+// listings sorts the answers to the listings of paths, as listChildren does.
+func (g *groupRead) listings(res []opResult, paths []string) ([]listing, error) {
+	out := make([]listing, len(paths))
+	for i, p := range paths {
+		var err error
+		if out[i], err = listed(g.verb, g.group, p, res[i].children, res[i].err); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // recheckMulti rechecks every group of reqs (valid[i] false: skipped) as recheckGroup does one,
@@ -146,28 +220,6 @@ func (r *Reader) readOwnersMulti(ctx context.Context, dirs []string, owned []*gr
 		gets.owners(g, d, topics[i], l.names)
 	}
 	return r.runGets(ctx, gets)
-}
-
-// lists lists paths of one group, in multiRead batches.
-func (r *Reader) lists(ctx context.Context, g *groupRead, paths []string) ([]listing, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	ops := make([]readOp, len(paths))
-	for i, p := range paths {
-		ops[i] = readOp{path: p, list: true}
-	}
-	res, err := r.readOps(ctx, ops)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]listing, len(paths))
-	for i, p := range paths {
-		if out[i], err = listed(g.verb, g.group, p, res[i].children, res[i].err); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // getList gathers Gets and what each answer fills.

@@ -75,33 +75,39 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	type result struct {
-		group migrate.LegacyGroup
-		err   error
+	// Workers take groups a wave at a time: one on the single path; on the multiRead path
+	// several, whose reads share multiRead batches (three requests per wave instead of three per
+	// group). GroupsInFlight bounds the groups held either way.
+	wave, read := 1, func(ctx context.Context, gs []string) ([]migrate.LegacyGroup, error) {
+		g, err := r.readGroup(ctx, gs[0])
+		return []migrate.LegacyGroup{g}, err
 	}
-	jobs := make(chan string)
+	if r.multi {
+		wave, read = max(1, min(multiWave, r.groupsInFlight/8)), r.readGroupsMulti
+	}
+	type result struct {
+		groups []migrate.LegacyGroup
+		err    error
+	}
+	jobs := make(chan []string)
 	results := make(chan result)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
-		for _, g := range todo {
+		for lo := 0; lo < len(todo); lo += wave {
 			select {
-			case jobs <- g:
+			case jobs <- todo[lo:min(lo+wave, len(todo))]:
 			case <-ctx.Done():
 				return
 			}
 		}
 	})
-	read := r.readGroup
-	if r.multi {
-		read = r.readGroupMulti
-	}
-	for range min(len(todo), r.groupsInFlight) {
+	for range min((len(todo)+wave-1)/wave, max(1, r.groupsInFlight/wave)) {
 		wg.Go(func() {
-			for g := range jobs {
-				lg, err := read(ctx, g)
+			for gs := range jobs {
+				lgs, err := read(ctx, gs)
 				select {
-				case results <- result{lg, err}:
+				case results <- result{lgs, err}:
 				case <-ctx.Done():
 					return
 				}
@@ -119,9 +125,12 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 			continue // drain until the workers have stopped
 		}
 		err := res.err
-		if err == nil {
-			if err = emit(res.group); err != nil {
-				err = fmt.Errorf("read group %q: emit: %w", res.group.Group, err)
+		for _, g := range res.groups {
+			if err != nil {
+				break
+			}
+			if err = emit(g); err != nil {
+				err = fmt.Errorf("read group %q: emit: %w", g.Group, err)
 			}
 		}
 		if err != nil {
