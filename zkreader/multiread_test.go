@@ -1,13 +1,19 @@
 package zkreader
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"io"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 )
 
 // answer builds a multiRead answer body as MultiResponse.serialize writes it.
@@ -150,5 +156,48 @@ func TestParseSrvr(t *testing.T) {
 			t.Errorf("parseSrvr(%.40q) = %d.%d %v (multiRead %v), want %d.%d %v (multiRead %v)", c.answer,
 				major, minor, ok, ok && hasMultiRead(major, minor), c.major, c.minor, c.ok, c.multi)
 		}
+	}
+}
+
+// TestDetectReadPath: multiRead only when every server of the connect string says 3.6 or later;
+// an older one, one that will not say (srvr not whitelisted, no answer), or one that cannot be
+// reached keeps the single requests.
+func TestDetectReadPath(t *testing.T) {
+	srvr := func(answer string) string {
+		return stacktest.Serve(t, func(c net.Conn) {
+			defer c.Close()
+			word := make([]byte, 4)
+			if _, err := io.ReadFull(c, word); err != nil || string(word) != "srvr" {
+				return
+			}
+			_, _ = c.Write([]byte(answer)) // the client's read shows a failed write
+		})
+	}
+	silent := stacktest.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // until the client gives up
+	})
+	v38, v35 := srvr("Zookeeper version: 3.8.4-abc, built on 2024\nMode: standalone\n"), srvr("Zookeeper version: 3.5.10-abc, built on 2022\n")
+	hidden := srvr("srvr is not executed because it is not in the whitelist.\n")
+	cases := []struct {
+		name  string
+		hosts []string
+		multi bool
+	}{
+		{"one 3.8", []string{v38}, true},
+		{"two 3.8", []string{v38, srvr("Zookeeper version: 3.9.3-x, built on 2024\n")}, true},
+		{"3.8 and 3.5", []string{v38, v35}, false},
+		{"srvr not whitelisted", []string{v38, hidden}, false},
+		{"a server down", []string{v38, stacktest.ClosedPort(t)}, false},
+		{"a server that does not answer", []string{v38, silent}, false},
+		{"a name that does not resolve", []string{v38, "no-such-host.invalid:2181"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := detectReadPath(context.Background(), c.hosts, 2*time.Second, nil)
+			if got.multi != c.multi || got.reason == "" {
+				t.Fatalf("detectReadPath(%v) = %+v, want multiRead %v and a reason", c.hosts, got, c.multi)
+			}
+		})
 	}
 }

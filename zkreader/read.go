@@ -75,16 +75,7 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// Workers take groups a wave at a time: one on the single path; on the multiRead path
-	// several, whose reads share multiRead batches (three requests per wave instead of three per
-	// group). GroupsInFlight bounds the groups held either way.
-	wave, read := 1, func(ctx context.Context, gs []string) ([]migrate.LegacyGroup, error) {
-		g, err := r.readGroup(ctx, gs[0])
-		return []migrate.LegacyGroup{g}, err
-	}
-	if r.multi {
-		wave, read = max(1, min(multiWave, r.groupsInFlight/8)), r.readGroupsMulti
-	}
+	wave, read := r.waves()
 	type result struct {
 		groups []migrate.LegacyGroup
 		err    error
@@ -143,4 +134,17 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 		first = ctx.Err()
 	}
 	return first
+}
+
+// waves says how ReadGroups' workers take groups: one at a time on the single path; on the
+// multiRead path several, whose reads share multiRead batches (three requests per wave instead
+// of three per group). GroupsInFlight bounds the groups held either way.
+func (r *Reader) waves() (int, func(context.Context, []string) ([]migrate.LegacyGroup, error)) {
+	if r.multi.Load() {
+		return max(1, min(multiWave, r.groupsInFlight/8)), r.readGroupsMulti
+	}
+	return 1, func(ctx context.Context, gs []string) ([]migrate.LegacyGroup, error) {
+		g, err := r.readGroup(ctx, gs[0])
+		return []migrate.LegacyGroup{g}, err
+	}
 }

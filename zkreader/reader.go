@@ -34,8 +34,9 @@ type Reader struct {
 	calls *calls
 	next  atomic.Uint64
 	// multi: every server is ZooKeeper 3.6+, reads go in multiRead batches (fast.go); false:
-	// single requests, as every server before 3.6 needs.
-	multi bool
+	// single requests, as every server before 3.6 needs. A server that refuses a multiRead as
+	// unimplemented turns it off for good (readops.go).
+	multi atomic.Bool
 	// sideSlots bounds the multiReads in flight over the pool: the server does not count them
 	// against its own limit (side.go).
 	sideSlots chan struct{}
@@ -119,26 +120,10 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 	if path.multi {
 		r.warmUp()
 	}
-	r.multi = path.multi
+	r.multi.Store(path.multi)
 	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", r.chroot, "connections", len(r.conns),
 		"multiread", path.multi, "why", path.reason)
 	return r, nil
-}
-
-// warmUp sends one request of go-zookeeper's on every connection: its answer shows the
-// connection past the handshake and the credentials (side.go), so that the first multiReads
-// spread over the whole pool instead of the connections that happened to be used already.
-func (r *Reader) warmUp() {
-	var wg sync.WaitGroup
-	for _, c := range r.conns {
-		// Any answer will do, even an error: only its passing through counts.
-		wg.Go(func() {
-			if _, _, err := c.Exists("/"); err != nil {
-				r.log.Debug("zookeeper warm-up request failed", "err", err)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // waitSessions waits for every connection's session and authenticates it. go-zookeeper takes

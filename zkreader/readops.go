@@ -14,6 +14,10 @@ import (
 // offset znodes stays near 10 KiB.
 const batchOps = 100
 
+// errUnimplemented is ZooKeeper's answer to a request it does not know (UnimplementedRequestProcessor,
+// before 3.6 for multiRead), after which it closes the connection.
+const errUnimplemented = -6
+
 // readOps reads ops and returns one result per op, in order; a per-op error (zk.ErrNoNode,
 // zk.ErrNoAuth) is in its result, as go-zookeeper's Get and Children would return it. On the
 // fast path the ops go in multiRead batches over the side channel, all batches at once (at
@@ -51,7 +55,7 @@ func (r *Reader) readOps(ctx context.Context, ops []readOp) ([]opResult, error) 
 func (r *Reader) readBatch(ctx context.Context, ops []readOp, out []opResult) error {
 	// A connection that broke under a batch is no longer ready: the second try goes to another
 	// of the pool, and only when that fails too do the single requests wait for a reconnect.
-	for try := 0; r.multi && try < 2; try++ {
+	for try := 0; r.multi.Load() && try < 2; try++ {
 		res, err := r.multiRead(ctx, ops)
 		switch {
 		case err == nil:
@@ -109,6 +113,14 @@ func (r *Reader) multiRead(ctx context.Context, ops []readOp) ([]opResult, error
 	if err != nil {
 		return nil, err
 	}
+	if rep.code == errUnimplemented {
+		// A server before 3.6 after all (one that was down when the versions were asked, then
+		// came up old): it answers so and closes the connection. Single requests from now on.
+		if r.multi.CompareAndSwap(true, false) {
+			r.log.Warn("zookeeper server does not serve multiRead: reading with single requests from now on", "server", cc.RemoteAddr())
+		}
+		return nil, fmt.Errorf("%w: multiRead unimplemented by the server", errSideNotReady)
+	}
 	if rep.code != 0 {
 		// The whole request refused (a session expired or moved): as a single Get would be.
 		return nil, fmt.Errorf("zookeeper multiRead of %d reads from %s on: %w", len(ops), ops[0].path, codeError(rep.code))
@@ -135,4 +147,20 @@ func (res opResult) stat() *zk.Stat {
 		return nil
 	}
 	return &zk.Stat{Mtime: res.mtime}
+}
+
+// warmUp sends one request of go-zookeeper's on every connection: its answer shows the
+// connection past the handshake and the credentials (side.go), so that the first multiReads
+// spread over the whole pool instead of the connections that happened to be used already.
+func (r *Reader) warmUp() {
+	var wg sync.WaitGroup
+	for _, c := range r.conns {
+		// Any answer will do, even an error: only its passing through counts.
+		wg.Go(func() {
+			if _, _, err := c.Exists("/"); err != nil {
+				r.log.Debug("zookeeper warm-up request failed", "err", err)
+			}
+		})
+	}
+	wg.Wait()
 }

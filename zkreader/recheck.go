@@ -31,7 +31,7 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 			out[i] = migrate.LegacyGroup{Group: req.Group}
 		}
 	}
-	if r.multi {
+	if r.multi.Load() {
 		valid := make([]bool, len(reqs))
 		for i, req := range reqs {
 			valid[i] = ValidateName(req.Group) == nil

@@ -3,12 +3,14 @@ package zkreader
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"regexp"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -77,7 +79,11 @@ type readPath struct {
 }
 
 // detectReadPath asks every address of every host for its version. The fast path only when
-// every one serves multiRead: go-zookeeper may move the session to any of them.
+// every server answers 3.6 or later: go-zookeeper may move the session to any of them. An
+// address that refuses the connection is passed over when another address of the same host
+// answered (a "localhost" that resolves to ::1 as well, where the server listens on 127.0.0.1
+// only): no session can go there now, and should a server older than 3.6 come up there later,
+// its refusal of the first multiRead turns the fast path off (Reader.multiRead).
 func detectReadPath(ctx context.Context, hosts []string, timeout time.Duration, tlsCfg *tls.Config) readPath {
 	type addr struct{ host, addr string }
 	var addrs []addr
@@ -93,18 +99,20 @@ func detectReadPath(ctx context.Context, hosts []string, timeout time.Duration, 
 			return readPath{reason: fmt.Sprintf("server %s: cannot resolve: %v", h, err)}
 		}
 		for _, ip := range ips {
-			addrs = append(addrs, addr{name, net.JoinHostPort(ip, port)})
+			addrs = append(addrs, addr{h, net.JoinHostPort(ip, port)})
 		}
 	}
 	verdicts := make([]string, len(addrs)) // "": serves multiRead
+	refused := make([]bool, len(addrs))
 	var wg sync.WaitGroup
 	for i, a := range addrs {
 		wg.Go(func() {
-			answer, err := askSrvr(ctx, a.addr, a.host, timeout, tlsCfg)
+			name, _, _ := net.SplitHostPort(a.host) // checked above
+			answer, err := askSrvr(ctx, a.addr, name, timeout, tlsCfg)
 			major, minor, ok := parseSrvr(answer)
 			switch {
 			case err != nil:
-				verdicts[i] = fmt.Sprintf("%s: srvr: %v", a.addr, err)
+				verdicts[i], refused[i] = fmt.Sprintf("%s: srvr: %v", a.addr, err), errors.Is(err, syscall.ECONNREFUSED)
 			case !ok:
 				verdicts[i] = fmt.Sprintf("%s: srvr names no version (not whitelisted?): %.80q", a.addr, answer)
 			case !hasMultiRead(major, minor):
@@ -113,10 +121,16 @@ func detectReadPath(ctx context.Context, hosts []string, timeout time.Duration, 
 		})
 	}
 	wg.Wait()
-	for _, v := range verdicts {
-		if v != "" {
-			return readPath{reason: v}
+	answered := map[string]bool{}
+	for i, a := range addrs {
+		if verdicts[i] == "" {
+			answered[a.host] = true
 		}
 	}
-	return readPath{multi: true, reason: fmt.Sprintf("all %d server addresses are ZooKeeper 3.6 or later", len(addrs))}
+	for i, a := range addrs {
+		if verdicts[i] != "" && !(refused[i] && answered[a.host]) {
+			return readPath{reason: verdicts[i]}
+		}
+	}
+	return readPath{multi: true, reason: fmt.Sprintf("every server is ZooKeeper 3.6 or later (%d addresses asked)", len(addrs))}
 }
