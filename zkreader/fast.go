@@ -12,7 +12,8 @@ import (
 
 // multiWave is the most groups read together on the multiRead path: their listings and Gets
 // share batches, so a wave costs ZooKeeper about three requests plus one per 100 znodes, where
-// a group alone cost three. GroupsInFlight/8 waves run at once, which keeps the pipeline full.
+// a group alone cost three. A wave holds up to min(32, GroupsInFlight/8) groups and
+// GroupsInFlight/wave waves run at once (8 at the defaults), which keeps the pipeline full.
 const multiWave = 32
 
 // groupWave is one group of a wave: its read and the listings of its three folders.
