@@ -265,12 +265,17 @@ func startZooKeeper(t *testing.T, version string) string {
 		}
 		t.Fatalf("scripts/zkversions up %s %s: %v\n%s", name, version, err, stderr)
 	}
+	envFile := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
 		if out, err := exec.Command(script, "down", name).CombinedOutput(); err != nil {
 			t.Errorf("scripts/zkversions down %s: %v\n%s", name, err, out)
+		} else if !t.Failed() { // a failed run keeps the server's log and data for a look
+			if err := os.RemoveAll(filepath.Dir(envFile)); err != nil {
+				t.Error(err)
+			}
 		}
 	})
-	env, err := os.ReadFile(strings.TrimSpace(string(out)))
+	env, err := os.ReadFile(envFile)
 	if err != nil {
 		t.Fatal(err)
 	}
