@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,8 +100,8 @@ func benchReadPaths(b *testing.B, n int) {
 	for _, p := range passes {
 		runs := len(p.times)
 		med[p.name] = median(p.times)
-		b.Logf("PATHS offsets=%d %-15s median %.3f s of %d passes, zookeeper CPU %.2f us per offset", n, p.name,
-			med[p.name], runs, float64(p.serverCPU.Microseconds())/float64(runs*n))
+		b.Logf("PATHS offsets=%d %-15s median %.3f s of %d passes (min %.3f, max %.3f), zookeeper CPU %.2f us per offset", n, p.name,
+			med[p.name], runs, slices.Min(p.times), slices.Max(p.times), float64(p.serverCPU.Microseconds())/float64(runs*n))
 	}
 	b.Logf("PATHS offsets=%d multiRead: plan+copy %.2f s (target <= 2.5 at 100k), copy/plan %.2f (target <= 1.5); single: plan+copy %.2f s, copy/plan %.2f",
 		n, med["plan multiRead"]+med["copy multiRead"], med["copy multiRead"]/med["plan multiRead"],
