@@ -69,7 +69,11 @@ func TestSecureZooKeeperTLS(t *testing.T) {
 
 	e.zkArgs = fileArgs
 	planFile := e.file("plan")
-	e.mustCLI(0, "migrate", "plan", "--out", planFile)
+	plan := e.mustCLI(0, "migrate", "plan", "--out", planFile, "--log-level", "debug")
+	// The version question (srvr) goes over TLS too: the TLS ZooKeeper (3.8) gets multiRead.
+	if !strings.Contains(plan.stderr, "multiread=true") {
+		t.Errorf("plan over TLS did not take the multiRead path:\n%s", plan.stderr)
+	}
 	e.zkArgs = pemArgs
 	e.mustCLI(0, "migrate", "copy", "--plan", planFile, "--execute", "--backup", e.file("backup"))
 	if got, w := e.st.DescribeOffsets(t, g), want(topic, zkOffsets); !maps.Equal(got, w) {

@@ -60,6 +60,10 @@ type Config struct {
 	TLS *tls.Config
 	// Auth is "digest:user:password" or empty. It is a secret: never logged, never in errors.
 	Auth string
+	// NoMultiRead keeps the reads on single requests even on ZooKeeper 3.6+, where they go in
+	// multiRead batches otherwise. For benchmarks and tests that compare the two paths: no flag
+	// or setting reaches it, the path is chosen from the servers' versions.
+	NoMultiRead bool
 	// Logger receives connection events; go-zookeeper's own log lines are forwarded only when
 	// it has debug enabled. Nil means no logging.
 	Logger *slog.Logger

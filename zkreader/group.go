@@ -97,6 +97,12 @@ func (r *Reader) readGroup(ctx context.Context, group string) (migrate.LegacyGro
 // names the read in errors ("read", "recheck").
 func listChildren(c *zk.Conn, verb, group, path string) (listing, error) {
 	names, _, err := c.Children(path)
+	return listed(verb, group, path, names, err)
+}
+
+// listed sorts the outcome of one getChildren, sent alone or in a multiRead, so that both paths
+// report the same.
+func listed(verb, group, path string, names []string, err error) (listing, error) {
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		return listing{}, nil
@@ -243,6 +249,11 @@ func (g *groupRead) list(c *zk.Conn, path string) (listing, error) {
 // absent), a denied one is recorded; any other failure ends the read.
 func (g *groupRead) getOffset(c *zk.Conn, s *offsetSlot) error {
 	data, stat, err := c.Get(s.Path)
+	return g.gotOffset(s, data, stat, err)
+}
+
+// gotOffset records the answer to the Get of the slot's znode, sent alone or in a multiRead.
+func (g *groupRead) gotOffset(s *offsetSlot, data []byte, stat *zk.Stat, err error) error {
 	if found, err := g.answered(s.Path, err); !found {
 		return err
 	}
@@ -253,6 +264,11 @@ func (g *groupRead) getOffset(c *zk.Conn, s *offsetSlot) error {
 // getOwner fetches one owners/<topic>/<partition> registration, as getOffset an offset.
 func (g *groupRead) getOwner(c *zk.Conn, path, entry string) error {
 	data, _, err := c.Get(path)
+	return g.gotOwner(path, entry, data, err)
+}
+
+// gotOwner records the answer to the Get of an owners/<topic>/<partition> registration.
+func (g *groupRead) gotOwner(path, entry string, data []byte, err error) error {
 	if found, err := g.answered(path, err); !found {
 		return err
 	}

@@ -75,29 +75,30 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	wave, read := r.waves()
 	type result struct {
-		group migrate.LegacyGroup
-		err   error
+		groups []migrate.LegacyGroup
+		err    error
 	}
-	jobs := make(chan string)
+	jobs := make(chan []string)
 	results := make(chan result)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
-		for _, g := range todo {
+		for lo := 0; lo < len(todo); lo += wave {
 			select {
-			case jobs <- g:
+			case jobs <- todo[lo:min(lo+wave, len(todo))]:
 			case <-ctx.Done():
 				return
 			}
 		}
 	})
-	for range min(len(todo), r.groupsInFlight) {
+	for range min((len(todo)+wave-1)/wave, max(1, r.groupsInFlight/wave)) {
 		wg.Go(func() {
-			for g := range jobs {
-				lg, err := r.readGroup(ctx, g)
+			for gs := range jobs {
+				lgs, err := read(ctx, gs)
 				select {
-				case results <- result{lg, err}:
+				case results <- result{lgs, err}:
 				case <-ctx.Done():
 					return
 				}
@@ -115,9 +116,12 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 			continue // drain until the workers have stopped
 		}
 		err := res.err
-		if err == nil {
-			if err = emit(res.group); err != nil {
-				err = fmt.Errorf("read group %q: emit: %w", res.group.Group, err)
+		for _, g := range res.groups {
+			if err != nil {
+				break
+			}
+			if err = emit(g); err != nil {
+				err = fmt.Errorf("read group %q: emit: %w", g.Group, err)
 			}
 		}
 		if err != nil {
@@ -130,4 +134,17 @@ func (r *Reader) ReadGroups(ctx context.Context, groups []string, emit func(migr
 		first = ctx.Err()
 	}
 	return first
+}
+
+// waves says how ReadGroups' workers take groups: one at a time on the single path; on the
+// multiRead path several, whose reads share multiRead batches (three requests per wave instead
+// of three per group). GroupsInFlight bounds the groups held either way.
+func (r *Reader) waves() (int, func(context.Context, []string) ([]migrate.LegacyGroup, error)) {
+	if r.multi.Load() {
+		return max(1, min(multiWave, r.groupsInFlight/8)), r.readGroupsMulti
+	}
+	return 1, func(ctx context.Context, gs []string) ([]migrate.LegacyGroup, error) {
+		g, err := r.readGroup(ctx, gs[0])
+		return []migrate.LegacyGroup{g}, err
+	}
 }

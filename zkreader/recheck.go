@@ -31,6 +31,16 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 			out[i] = migrate.LegacyGroup{Group: req.Group}
 		}
 	}
+	if r.multi.Load() {
+		valid := make([]bool, len(reqs))
+		for i, req := range reqs {
+			valid[i] = ValidateName(req.Group) == nil
+		}
+		if err := r.recheckMulti(ctx, reqs, valid, out); err != nil {
+			return nil, err
+		}
+		return out, ctx.Err()
+	}
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.SetLimit(r.groupsInFlight)
 	for i, req := range reqs {
@@ -61,22 +71,13 @@ func (r *Reader) RecheckGroups(ctx context.Context, reqs []migrate.RecheckReques
 // recheckGroup reads one group's liveness and the requested znodes: the ids/ and owners/
 // listings and every Get in one pipelined round, then the owners/<topic> registrations if any.
 func (r *Reader) recheckGroup(ctx context.Context, req migrate.RecheckRequest) (migrate.LegacyGroup, error) {
-	g := &groupRead{verb: "recheck", group: req.Group, base: r.path("/consumers/" + req.Group)}
-	prefix := g.base + "/offsets/"
-	slots := make([]offsetSlot, len(req.Offsets))
-	for i, o := range req.Offsets {
-		topic, child, ok := strings.Cut(strings.TrimPrefix(o.Path, prefix), "/")
-		if !strings.HasPrefix(o.Path, prefix) || !ok || topic != o.Topic || strings.Contains(child, "/") {
-			return migrate.LegacyGroup{}, fmt.Errorf("recheck group %q: znode %s is not an offset of topic %q of this group under %s",
-				req.Group, o.Path, o.Topic, r.servers())
-		}
-		slots[i] = newSlot(o.Topic, o.Path, child)
+	g, slots, err := r.recheckSlots(req)
+	if err != nil {
+		return migrate.LegacyGroup{}, err
 	}
-	sortSlots(slots)
-	g.topics = []topicRead{{slots: slots}}
 	lists := []string{g.base + "/ids", g.base + "/owners"}
 	kids := make([]listing, len(lists))
-	err := r.fanOut(ctx, len(lists)+len(slots), func(c *zk.Conn, i int) error {
+	err = r.fanOut(ctx, len(lists)+len(slots), func(c *zk.Conn, i int) error {
 		if i < len(lists) {
 			var err error
 			kids[i], err = g.list(c, lists[i])
@@ -116,4 +117,23 @@ func (r *Reader) readOwners(ctx context.Context, g *groupRead, dir string, topic
 		}
 	}
 	return r.fanOut(ctx, len(owned), func(c *zk.Conn, i int) error { return g.getOwner(c, owned[i].path, owned[i].entry) })
+}
+
+// recheckSlots checks the paths of a recheck request and lays out the slots their Gets fill, in
+// the group's read whose result they become.
+func (r *Reader) recheckSlots(req migrate.RecheckRequest) (*groupRead, []offsetSlot, error) {
+	g := &groupRead{verb: "recheck", group: req.Group, base: r.path("/consumers/" + req.Group)}
+	prefix := g.base + "/offsets/"
+	slots := make([]offsetSlot, len(req.Offsets))
+	for i, o := range req.Offsets {
+		topic, child, ok := strings.Cut(strings.TrimPrefix(o.Path, prefix), "/")
+		if !strings.HasPrefix(o.Path, prefix) || !ok || topic != o.Topic || strings.Contains(child, "/") {
+			return nil, nil, fmt.Errorf("recheck group %q: znode %s is not an offset of topic %q of this group under %s",
+				req.Group, o.Path, o.Topic, r.servers())
+		}
+		slots[i] = newSlot(o.Topic, o.Path, child)
+	}
+	sortSlots(slots)
+	g.topics = []topicRead{{slots: slots}}
+	return g, slots, nil
 }

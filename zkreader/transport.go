@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,8 @@ type coalescingConn struct {
 	mu      sync.Mutex
 	pending []byte
 	err     error
+
+	side *side // our own requests on go-zookeeper's connection (side.go); nil: none
 }
 
 // DialCoalescing is a go-zookeeper dialer (zk.WithDialer) that returns the connection wrapped
@@ -54,10 +57,28 @@ func newCoalescingConn(c net.Conn) *coalescingConn {
 	return cc
 }
 
-func (c *coalescingConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+// newSideConn is newCoalescingConn with the side channel (side.go); zxid is the session's.
+func newSideConn(c net.Conn, zxid *atomic.Int64) *coalescingConn {
+	cc := &coalescingConn{Conn: c, r: bufio.NewReaderSize(c, 64<<10), kick: make(chan struct{}, 1), done: make(chan struct{}),
+		side: newSide(zxid)}
+	go cc.sendLoop()
+	return cc
+}
 
-// Write queues p for the sender; it never blocks on the network.
+func (c *coalescingConn) Read(p []byte) (int, error) {
+	if c.side != nil {
+		return c.readFramed(p)
+	}
+	return c.r.Read(p)
+}
+
+// Write queues p for the sender; it never blocks on the network. go-zookeeper writes each of
+// its frames in one call, so a frame is never split by one of ours.
 func (c *coalescingConn) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.side != nil {
+		p = c.side.patchConnect(p)
+	}
 	c.mu.Lock()
 	if err := c.err; err != nil {
 		c.mu.Unlock()
@@ -69,7 +90,7 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 	case c.kick <- struct{}{}:
 	default: // a wake-up is already pending: the sender will take p with it
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // SetWriteDeadline is the sender's business: go-zookeeper sets one around each of its writes,
@@ -77,10 +98,26 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 func (c *coalescingConn) SetWriteDeadline(time.Time) error { return nil }
 
 // SetDeadline applies to reads only, for the same reason.
-func (c *coalescingConn) SetDeadline(t time.Time) error { return c.Conn.SetReadDeadline(t) }
+func (c *coalescingConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
+
+// SetReadDeadline also remembers how far ahead the deadline was set: go-zookeeper sets one
+// before each frame it reads, and the side channel sets it again as far ahead after each answer
+// of ours it takes out, as go-zookeeper would have after a frame of its own. Otherwise a long
+// run of our answers, with no frame of go-zookeeper's among them, would time its read out.
+func (c *coalescingConn) SetReadDeadline(t time.Time) error {
+	if c.side != nil {
+		ahead := time.Duration(0)
+		if !t.IsZero() {
+			ahead = time.Until(t)
+		}
+		c.side.ahead.Store(int64(ahead))
+	}
+	return c.Conn.SetReadDeadline(t)
+}
 
 func (c *coalescingConn) Close() error {
 	c.once.Do(func() { close(c.done) })
+	c.failSide(net.ErrClosed)
 	return c.Conn.Close()
 }
 
@@ -117,6 +154,7 @@ func (c *coalescingConn) sendLoop() {
 			c.mu.Lock()
 			c.err = err
 			c.mu.Unlock()
+			c.failSide(err)
 			return
 		}
 	}
