@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"reflect"
@@ -199,5 +200,29 @@ func TestDetectReadPath(t *testing.T) {
 				t.Fatalf("detectReadPath(%v) = %+v, want multiRead %v and a reason", c.hosts, got, c.multi)
 			}
 		})
+	}
+}
+
+// TestConnLost: the failures a single read is sent again after are those of its connection,
+// never an answer about the znode, nor the Reader's own close.
+func TestConnLost(t *testing.T) {
+	sendErr := fmt.Errorf("%w (and closing: %v)", &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}, net.ErrClosed)
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{zk.ErrNoNode, false},
+		{zk.ErrNoAuth, false},
+		{zk.ErrClosing, false},
+		{errors.New("zookeeper error 7"), false},
+		{zk.ErrConnectionClosed, true},
+		{zk.ErrNoServer, true},
+		{sendErr, true},
+		{fmt.Errorf("read: %w", net.ErrClosed), true},
+	} {
+		if got := connLost(tc.err); got != tc.want {
+			t.Errorf("connLost(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -75,8 +76,29 @@ func (r *Reader) readBatch(ctx context.Context, ops []readOp, out []opResult) er
 	})
 }
 
-// single reads one op with go-zookeeper's own request.
+// single reads one op with go-zookeeper's own request. A read whose request was lost with its
+// connection (a batch falls back to single requests exactly when connections break) is sent
+// again, a few times: reads are idempotent, and go-zookeeper holds the next one until it has
+// reconnected.
 func single(c *zk.Conn, op readOp) opResult {
+	for try := 1; ; try++ {
+		res := singleOnce(c, op)
+		if try == 3 || !connLost(res.err) {
+			return res
+		}
+	}
+}
+
+// connLost reports a request that failed with its connection: go-zookeeper's own verdicts (the
+// connection closed, or its reconnect's first round found no server yet), or the send error of
+// a connection closed under it.
+func connLost(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &op)
+}
+
+func singleOnce(c *zk.Conn, op readOp) opResult {
 	if op.list {
 		names, _, err := c.Children(op.path)
 		return opResult{children: names, err: err}
