@@ -16,11 +16,19 @@ import (
 )
 
 // Watcher watches the legacy znodes of groups on a ZooKeeper session of its own and tells the
-// mirror what changed (migrate.LegacyWatcher). ZooKeeper watches are one-shot and there are no
-// recursive ones: each fired watch is re-armed before the change is reported, so a change made
-// after the mirror's re-read fires again. Close it when done.
+// mirror what changed (migrate.LegacyWatcher). On ZooKeeper 3.6+ (every server, as the reads'
+// multiRead) one persistent recursive watch on /consumers sees everything (addwatch.go).
+// Before 3.6 watches are one-shot and there are no recursive ones: each fired watch is
+// re-armed before the change is reported, so a change made after the mirror's re-read fires
+// again. Close it when done.
 type Watcher struct {
 	r *Reader // one connection: watches belong to the session that set them
+
+	// persistent: the fast path, one persistent recursive watch (addwatch.go); false: one-shot
+	// watches per folder and znode (watch_set.go). Chosen at open from the servers' versions;
+	// a server that refuses addWatch turns it off for good.
+	persistent atomic.Bool
+	added      atomic.Int64 // persistent watches added (at the start, after reconnects and expiries), for tests
 
 	mu      sync.Mutex // guards the fields below, filled by go-zookeeper's callback
 	pending []zk.Event
@@ -58,7 +66,8 @@ func OpenWatcher(ctx context.Context, cfg Config) (*Watcher, error) {
 	return openWatcher(ctx, cfg, nil)
 }
 
-// dialFunc is go-zookeeper's dialer; tests pass one that can cut the connection.
+// dialFunc is a network dialer under the session's own (side channel, handshake); tests pass
+// one that can cut the connection.
 type dialFunc func(network, addr string, timeout time.Duration) (net.Conn, error)
 
 func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, error) {
@@ -68,14 +77,17 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	}
 	r.groupsInFlight = 1
 	log := r.log
+	// The versions are asked while the session starts, as Open does.
+	detected := make(chan readPath, 1)
+	dctx, cancelDetect := context.WithCancel(ctx)
+	defer cancelDetect()
+	go func() { detected <- detectReadPath(dctx, r.hosts, min(cfg.SessionTimeout, 5*time.Second), r.tls) }()
 	w := &Watcher{signal: make(chan struct{}, 1), r: r, armed: map[watchKey]bool{}, denied: map[string]bool{}}
-	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
-	if dial == nil {
-		dial = s.dial
-	}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls,
+		netDial: dial}
 	c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev); w.leaseEvent(ev) }),
-		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
+		zk.WithDialer(s.dial), zk.WithLogger(s), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)
 	}
@@ -84,6 +96,12 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 		w.r.Close()
 		return nil, err
 	}
+	path := <-detected
+	if cfg.NoPersistentWatch {
+		path = readPath{reason: "persistent watches turned off (Config.NoPersistentWatch)"}
+	}
+	w.persistent.Store(path.multi)
+	log.Debug("zookeeper watcher connected", "persistent_watch", path.multi, "why", path.reason)
 	return w, nil
 }
 
@@ -151,8 +169,10 @@ const retryArm = 500 * time.Millisecond
 // Watch implements migrate.LegacyWatcher. The list of groups (/consumers) is watched from the
 // start; each selection's groups are armed as they come. After a session expiry every watch is
 // gone: they are all set again once a new session exists, every group is reported changed and
-// the list too, so the mirror re-reads them. A plain reconnect keeps the watches
-// (go-zookeeper sets them again itself).
+// the list too, so the mirror re-reads them. A plain reconnect keeps the one-shot watches
+// (go-zookeeper sets them again itself, and the server fires those whose znode changed
+// meanwhile); the persistent watch of the fast path is added again on the new connection and,
+// as the server replays nothing for it, every group and the list are reported changed.
 func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migrate.WatchEvents) error {
 	run := &watchRun{w: w, groups: map[string]bool{}, ev: ev}
 	var first []string
@@ -170,7 +190,10 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 	if !rearmAll {
 		run.listChanged() // created between the mirror's listing and the list watch
 	}
-	var retry <-chan time.Time
+	var (
+		retry <-chan time.Time
+		lost  watchLost
+	)
 	for {
 		if rearmAll && retry == nil {
 			retry = time.After(retryArm)
@@ -193,61 +216,123 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
 				continue
 			}
-			rearmAll = false
+			// Set on the live connection: a disconnect seen before is made good by it.
+			rearmAll, lost = false, watchLost{}
 			w.resets.Add(1)
 			run.armed(true)
-			run.listChanged()
-			for _, g := range run.names() {
-				run.changed(g)
-			}
+			run.reportAll()
 			continue
 		case <-w.signal:
 		}
-		touched := map[string][]string{} // group -> fired paths to arm again
-		list := false
-		for _, ev := range w.take() {
-			switch {
-			case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
-				if ev.Type == zk.EventSession {
-					w.expiries.Add(1)
-				}
-				if ctx.Err() == nil && !rearmAll {
-					w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
-					run.armed(false)
-				}
-				w.clearArmed() // the session's watches are gone: every one is set afresh
-				rearmAll = true
-			case ev.Type == zk.EventSession:
-			default:
-				// Whatever the group: the set follows the session's watches, and a group
-				// dropped from the selection may be selected again.
-				w.fired(ev)
-				if ev.Path == w.listPath() {
-					list = true
-				} else if g := run.groupOf(ev.Path); g != "" {
-					touched[g] = append(touched[g], ev.Path)
-				}
+		rearmAll = run.handle(ctx, w.take(), &lost, rearmAll)
+	}
+}
+
+// handle acts on a batch of events and returns whether every missing watch must be set again
+// (rearmAll, which it is given as it stands).
+func (run *watchRun) handle(ctx context.Context, evs []zk.Event, lost *watchLost, rearmAll bool) bool {
+	f := run.sort(evs, lost)
+	if f.expired {
+		if ctx.Err() == nil && !rearmAll {
+			run.w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
+			run.armed(false)
+		}
+		run.w.clearArmed() // the session's watches are gone: every one is set afresh
+		return true
+	}
+	if rearmAll {
+		return true // every group is re-read once the watches are back
+	}
+	if lost.readd {
+		lost.readd = false
+		if err := run.armList(ctx); err != nil {
+			run.w.r.log.Warn("zookeeper persistent watch not added again after a reconnect, retrying", "err", err)
+			run.armed(false)
+			return true
+		}
+		run.reportAll()
+		return false
+	}
+	if err := run.rearmFired(ctx, f); err != nil {
+		run.armed(false)
+		return true
+	}
+	return false
+}
+
+// fired is what one batch of events says.
+type fired struct {
+	expired bool                // the session's watches are lost
+	list    bool                // the list of groups changed
+	touched map[string][]string // group -> fired paths (one-shot: to arm again)
+}
+
+// sort sorts a batch of go-zookeeper's events; lost follows the connection on the fast path.
+func (run *watchRun) sort(evs []zk.Event, lost *watchLost) fired {
+	f := fired{touched: map[string][]string{}}
+	persistent := run.w.persistent.Load()
+	for _, ev := range evs {
+		switch {
+		case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
+			if ev.Type == zk.EventSession {
+				run.w.expiries.Add(1)
+			}
+			f.expired = true
+		case ev.Type == zk.EventSession:
+			if persistent {
+				lost.session(ev)
+			}
+		case persistent:
+			list, g := run.recursiveTarget(ev)
+			f.list = f.list || list
+			if g != "" {
+				f.touched[g] = append(f.touched[g], ev.Path)
+			}
+		default:
+			// Whatever the group: the set follows the session's watches, and a group
+			// dropped from the selection may be selected again.
+			run.w.fired(ev)
+			if ev.Path == run.w.listPath() {
+				f.list = true
+			} else if g := run.groupOf(ev.Path); g != "" {
+				f.touched[g] = append(f.touched[g], ev.Path)
 			}
 		}
-		if rearmAll {
-			continue // every group is re-read once the watches are back
-		}
-		if list {
+	}
+	return f
+}
+
+// rearmFired sets again the one-shot watches that fired (nothing to set on the fast path),
+// then reports what changed. An error means some are missing: the caller sets what is missing.
+func (run *watchRun) rearmFired(ctx context.Context, f fired) error {
+	persistent := run.w.persistent.Load()
+	var failed error
+	if f.list {
+		if !persistent {
 			if err := run.armList(ctx); err != nil {
-				w.r.log.Warn("zookeeper watch of the groups list not set again, setting what is missing", "err", err)
-				rearmAll = true
-				run.armed(false)
+				run.w.r.log.Warn("zookeeper watch of the groups list not set again, setting what is missing", "err", err)
+				failed = err
 			}
-			run.listChanged()
 		}
-		for _, g := range slices.Sorted(maps.Keys(touched)) {
-			if err := run.armPaths(ctx, touched[g]); err != nil {
-				w.r.log.Warn("zookeeper watch not set again, setting what is missing", "group", g, "err", err)
-				rearmAll = true
-				run.armed(false)
+		run.listChanged()
+	}
+	for _, g := range slices.Sorted(maps.Keys(f.touched)) {
+		if !persistent && failed == nil {
+			if err := run.armPaths(ctx, f.touched[g]); err != nil {
+				run.w.r.log.Warn("zookeeper watch not set again, setting what is missing", "group", g, "err", err)
+				failed = err
 			}
-			run.changed(g)
 		}
+		run.changed(g)
+	}
+	return failed
+}
+
+// reportAll reports the list and every selected group changed: the watches were set afresh.
+func (run *watchRun) reportAll() {
+	run.listChanged()
+	for _, g := range run.names() {
+		run.changed(g)
 	}
 }
 
