@@ -311,10 +311,11 @@ func testWatcherSessionExpiry(t *testing.T, oneShot bool) {
 // watches get it from the server (go-zookeeper's setWatches with its last zxid); the server
 // replays nothing for the persistent watch, which must be added again and every group
 // reported. A change after the reconnect shows the watch back.
-func TestWatcherReconnect(t *testing.T) { forWatchPaths(t, testWatcherReconnect) }
+func TestWatcherReconnect(t *testing.T) {
+	forWatchPaths(t, func(t *testing.T, oneShot bool) { testWatcherReconnect(t, newEnv(t), oneShot) })
+}
 
-func testWatcherReconnect(t *testing.T, oneShot bool) {
-	e := newEnv(t)
+func testWatcherReconnect(t *testing.T, e *testEnv, oneShot bool) {
 	r := openT(t, Config{Servers: e.servers()})
 	set := func(g string, off int64) { t.Helper(); writeOffset(t, r, g, "t", 0, off) }
 	set("g", 1)
