@@ -163,7 +163,15 @@ type globalOptions struct {
 	legacyStopped bool
 	// kafkaSecurity is kafkaSec checked, with the password read (by setup).
 	kafkaSecurity kafkaconn.Security
+	// zkOneShotWatches keeps dual-commit's watcher on one-shot watches on ZooKeeper 3.6+ too
+	// (zkreader.Config.NoPersistentWatch): set by envOneShotWatches, for the benchmark that
+	// compares both paths on one server. No flag, no config key: the path is chosen from the
+	// servers' versions.
+	zkOneShotWatches bool
 }
+
+// envOneShotWatches is the hidden switch of zkOneShotWatches, for benchmarks only.
+const envOneShotWatches = envPrefix + "_DEV_ONE_SHOT_WATCHES"
 
 // defaultClientID is --client-id's default.
 const defaultClientID = "zk2kafka"
@@ -263,6 +271,7 @@ func (g *globalOptions) setupZK() error {
 	if g.zkTLS != nil && g.zkData.path != "" {
 		return errZKTLSDataDir
 	}
+	g.zkOneShotWatches = os.Getenv(envOneShotWatches) == "1"
 	return nil
 }
 

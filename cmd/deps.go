@@ -64,6 +64,8 @@ func (g *globalOptions) legacyConfig(d *deps) (legacy.Config, error) {
 		Auth:           g.zkAuth,
 		TLS:            g.zkTLS,
 		Logger:         d.logger,
+		// Benchmarks only (envOneShotWatches).
+		NoPersistentWatch: g.zkOneShotWatches,
 	}}
 	if g.zkData.path != "" {
 		dc, err := g.zkData.config(g.legacyStopped)

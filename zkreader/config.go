@@ -64,6 +64,10 @@ type Config struct {
 	// multiRead batches otherwise. For benchmarks and tests that compare the two paths: no flag
 	// or setting reaches it, the path is chosen from the servers' versions.
 	NoMultiRead bool
+	// NoPersistentWatch keeps dual-commit's watcher on one-shot watches even on ZooKeeper
+	// 3.6+, where one persistent recursive watch is set otherwise. For benchmarks and tests
+	// that compare the two paths, like NoMultiRead.
+	NoPersistentWatch bool
 	// Logger receives connection events; go-zookeeper's own log lines are forwarded only when
 	// it has debug enabled. Nil means no logging.
 	Logger *slog.Logger

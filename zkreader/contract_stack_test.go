@@ -40,17 +40,23 @@ func TestLegacyOffsetWriterContract(t *testing.T) {
 	})
 }
 
+// TestLegacyWatcherContract runs the suite on both paths of the watcher: the persistent
+// recursive watch (ZooKeeper 3.6+) and the one-shot watches (forced here, as older servers get).
 func TestLegacyWatcherContract(t *testing.T) {
-	contract.TestLegacyWatcher(t, func(t *testing.T) contract.WatcherSetup {
-		l := newZKLegacy(t)
+	forWatchPaths(t, func(t *testing.T, oneShot bool) {
+		contract.TestLegacyWatcher(t, watcherHarness(newZKLegacy, oneShot))
+	})
+}
+
+// watcherHarness opens a watcher over a legacy tree from legacy, whose connection can be cut
+// for the expiry case.
+func watcherHarness(legacy func(*testing.T) *zkLegacy, oneShot bool) contract.LegacyWatcherHarness {
+	return func(t *testing.T) contract.WatcherSetup {
+		l := legacy(t)
 		d := &cuttable{}
 		// The server's minimum session timeout (2 x tickTime): the expiry case waits for it.
 		const timeout = 4 * time.Second
-		w, err := openWatcher(context.Background(), Config{Servers: l.e.servers(), SessionTimeout: timeout}, d.dial)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Close)
+		w := openWatcherT(t, Config{Servers: l.e.servers(), SessionTimeout: timeout}, oneShot, d.dial)
 		return contract.WatcherSetup{Watcher: w, Legacy: l, Expire: func(t *testing.T, during func()) {
 			d.setCut(true)
 			during()
@@ -58,7 +64,7 @@ func TestLegacyWatcherContract(t *testing.T) {
 			time.Sleep(2 * timeout)
 			d.setCut(false)
 		}}
-	})
+	}
 }
 
 // zkLegacy is contract.Legacy over one test root of the shared ZooKeeper, written through the
@@ -68,8 +74,9 @@ type zkLegacy struct {
 	c *zk.Conn
 }
 
-func newZKLegacy(t *testing.T) *zkLegacy {
-	e := newEnv(t)
+func newZKLegacy(t *testing.T) *zkLegacy { return newZKLegacyOn(t, newEnv(t)) }
+
+func newZKLegacyOn(t *testing.T, e *testEnv) *zkLegacy {
 	l := &zkLegacy{e: e, c: e.admin.conns[0]}
 	// The root plays the chroot: it exists, /consumers below it does not yet.
 	if err := ensurePath(l.c, e.root); err != nil {

@@ -32,9 +32,14 @@ const (
 
 func newEnv(t testing.TB) *testEnv {
 	t.Helper()
-	s := stacktest.Get(t)
-	e := &testEnv{zk: s.ZK, root: "/" + stacktest.Name(t, "zk2kafka-test")}
-	e.admin = openT(t, Config{Servers: s.ZK, Auth: "digest:" + adminUser + ":" + adminPass})
+	return newEnvAt(t, stacktest.Get(t).ZK)
+}
+
+// newEnvAt is newEnv on the ZooKeeper at addr (one that a test started).
+func newEnvAt(t testing.TB, addr string) *testEnv {
+	t.Helper()
+	e := &testEnv{zk: addr, root: "/" + stacktest.Name(t, "zk2kafka-test")}
+	e.admin = openT(t, Config{Servers: addr, Auth: "digest:" + adminUser + ":" + adminPass})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -227,6 +227,8 @@ type session struct {
 	zxid atomic.Int64
 	// dials counts the connections dialled, for the tests that check none was lost.
 	dials atomic.Int32
+	// netDial, when set (by tests), dials the network connection instead of net.DialTimeout.
+	netDial func(network, addr string, timeout time.Duration) (net.Conn, error)
 }
 
 // sideConn is the session's current connection when it is ready for requests of our own, or
@@ -263,9 +265,12 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 	var c net.Conn
 	var raw net.Conn
 	var err error
-	if s.tls != nil {
+	switch {
+	case s.netDial != nil:
+		raw, err = s.netDial(network, addr, timeout)
+	case s.tls != nil:
 		raw, err = dialTLS(network, addr, s.check.name(addr), timeout, s.tls)
-	} else {
+	default:
 		raw, err = net.DialTimeout(network, addr, timeout)
 	}
 	if err == nil {

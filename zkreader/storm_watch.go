@@ -20,6 +20,9 @@ func OpenStormWatcher(ctx context.Context, cfg Config, l StormLayout) (*Watcher,
 		return nil, err
 	}
 	w.storm = &l
+	// The Storm layout keeps its one-shot watches on every version: a recursive watch on its
+	// root would see every spout's znodes, and its event mapping has not been written yet.
+	w.persistent.Store(false)
 	return w, nil
 }
 

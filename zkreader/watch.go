@@ -16,11 +16,19 @@ import (
 )
 
 // Watcher watches the legacy znodes of groups on a ZooKeeper session of its own and tells the
-// mirror what changed (migrate.LegacyWatcher). ZooKeeper watches are one-shot and there are no
-// recursive ones: each fired watch is re-armed before the change is reported, so a change made
-// after the mirror's re-read fires again. Close it when done.
+// mirror what changed (migrate.LegacyWatcher). On ZooKeeper 3.6+ (every server, as the reads'
+// multiRead) one persistent recursive watch on /consumers sees everything (addwatch.go).
+// Before 3.6 watches are one-shot and there are no recursive ones: each fired watch is
+// re-armed before the change is reported, so a change made after the mirror's re-read fires
+// again. Close it when done.
 type Watcher struct {
 	r *Reader // one connection: watches belong to the session that set them
+
+	// persistent: the fast path, one persistent recursive watch (addwatch.go); false: one-shot
+	// watches per folder and znode (watch_set.go). Chosen at open from the servers' versions;
+	// a server that refuses addWatch turns it off for good.
+	persistent atomic.Bool
+	added      atomic.Int64 // persistent watches added (at the start, after reconnects and expiries), for tests
 
 	mu      sync.Mutex // guards the fields below, filled by go-zookeeper's callback
 	pending []zk.Event
@@ -58,7 +66,8 @@ func OpenWatcher(ctx context.Context, cfg Config) (*Watcher, error) {
 	return openWatcher(ctx, cfg, nil)
 }
 
-// dialFunc is go-zookeeper's dialer; tests pass one that can cut the connection.
+// dialFunc is a network dialer under the session's own (side channel, handshake); tests pass
+// one that can cut the connection.
 type dialFunc func(network, addr string, timeout time.Duration) (net.Conn, error)
 
 func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, error) {
@@ -68,14 +77,17 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	}
 	r.groupsInFlight = 1
 	log := r.log
+	// The versions are asked while the session starts, as Open does.
+	detected := make(chan readPath, 1)
+	dctx, cancelDetect := context.WithCancel(ctx)
+	defer cancelDetect()
+	go func() { detected <- detectReadPath(dctx, r.hosts, min(cfg.SessionTimeout, 5*time.Second), r.tls) }()
 	w := &Watcher{signal: make(chan struct{}, 1), r: r, armed: map[watchKey]bool{}, denied: map[string]bool{}}
-	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
-	if dial == nil {
-		dial = s.dial
-	}
+	s := &session{ready: make(chan struct{}), log: log.With("zk_conn", "watch"), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls,
+		netDial: dial}
 	c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) { s.event(ev); w.event(ev); w.leaseEvent(ev) }),
-		zk.WithDialer(zk.Dialer(dial)), zk.WithLogger(s), zk.WithLogInfo(false))
+		zk.WithDialer(s.dial), zk.WithLogger(s), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", w.r.servers(), err)
 	}
@@ -84,6 +96,12 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 		w.r.Close()
 		return nil, err
 	}
+	path := <-detected
+	if cfg.NoPersistentWatch {
+		path = readPath{reason: "persistent watches turned off (Config.NoPersistentWatch)"}
+	}
+	w.persistent.Store(path.multi)
+	log.Debug("zookeeper watcher connected", "persistent_watch", path.multi, "why", path.reason)
 	return w, nil
 }
 
@@ -143,9 +161,6 @@ type watchRun struct {
 	w      *Watcher
 	groups map[string]bool
 	ev     migrate.WatchEvents
-	// rearmAll is set while some watch may be missing (a failed arming, a lost session): every
-	// watch is set again on the retry timer, then every group is reported changed.
-	rearmAll bool
 }
 
 // retryArm is how long to wait before arming again after ZooKeeper failed (connection lost).
@@ -154,8 +169,10 @@ const retryArm = 500 * time.Millisecond
 // Watch implements migrate.LegacyWatcher. The list of groups (/consumers) is watched from the
 // start; each selection's groups are armed as they come. After a session expiry every watch is
 // gone: they are all set again once a new session exists, every group is reported changed and
-// the list too, so the mirror re-reads them. A plain reconnect keeps the watches
-// (go-zookeeper sets them again itself).
+// the list too, so the mirror re-reads them. A plain reconnect keeps the one-shot watches
+// (go-zookeeper sets them again itself, and the server fires those whose znode changed
+// meanwhile); the persistent watch of the fast path is added again on the new connection and,
+// as the server replays nothing for it, every group and the list are reported changed.
 func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migrate.WatchEvents) error {
 	run := &watchRun{w: w, groups: map[string]bool{}, ev: ev}
 	var first []string
@@ -164,118 +181,51 @@ func (w *Watcher) Watch(ctx context.Context, selections <-chan []string, ev migr
 		return nil
 	case first = <-selections:
 	}
-	run.start(ctx, first)
-	var retry <-chan time.Time
+	// The list first: a group created while the selection's watches are set is then seen. The
+	// selection is taken whatever happens (select_ records it before arming), so a failure here
+	// is made good by the retry's armAll.
+	rearmAll := run.armList(ctx) != nil
+	rearmAll = run.select_(ctx, first) != nil || rearmAll
+	run.armed(!rearmAll)
+	if !rearmAll {
+		run.listChanged() // created between the mirror's listing and the list watch
+	}
+	var (
+		retry <-chan time.Time
+		lost  watchLost
+	)
 	for {
-		if run.rearmAll && retry == nil {
+		if rearmAll && retry == nil {
 			retry = time.After(retryArm)
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case sel := <-selections:
-			if err := run.select_(ctx, sel); err != nil {
-				run.lost("zookeeper watches of new groups not set, setting what is missing", err)
-			}
-		case <-retry:
-			retry = nil
-			run.retry(ctx)
-		case <-w.signal:
-			run.handle(ctx, w.take())
-		}
-	}
-}
-
-// start arms the list, then the first selection. The list comes first: a group created while
-// the selection's watches are set is then seen. The selection is taken whatever happens
-// (select_ records it before arming), so a failure here is made good by the retry's armAll.
-func (run *watchRun) start(ctx context.Context, first []string) {
-	run.rearmAll = run.armList(ctx) != nil
-	run.rearmAll = run.select_(ctx, first) != nil || run.rearmAll
-	run.armed(!run.rearmAll)
-	if !run.rearmAll {
-		run.listChanged() // created between the mirror's listing and the list watch
-	}
-}
-
-// lost records that some watch may be missing: warned once, until a retry sets them all.
-func (run *watchRun) lost(msg string, err error, args ...any) {
-	if run.rearmAll {
-		return
-	}
-	run.w.r.log.Warn(msg, append(args, "err", err)...)
-	run.rearmAll = true
-	run.armed(false)
-}
-
-// retry sets what is missing, then reports the list and every group changed. Only what is
-// missing is set: watches set before the failure are still held (a reconnect keeps them; an
-// expiry has cleared the set).
-func (run *watchRun) retry(ctx context.Context) {
-	if err := run.armAll(ctx); err != nil {
-		run.w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
-		return
-	}
-	run.rearmAll = false
-	run.w.resets.Add(1)
-	run.armed(true)
-	run.listChanged()
-	for _, g := range run.names() {
-		run.changed(g)
-	}
-}
-
-// handle takes a batch of ZooKeeper events: fired watches are set again and their groups (or
-// the list) reported changed; a lost session clears every watch, to be set again by retry.
-func (run *watchRun) handle(ctx context.Context, events []zk.Event) {
-	touched, list := run.sort(ctx, events)
-	if run.rearmAll {
-		return // every group is re-read once the watches are back
-	}
-	if list {
-		if err := run.armList(ctx); err != nil {
-			run.lost("zookeeper watch of the groups list not set again, setting what is missing", err)
-		}
-		run.listChanged()
-	}
-	for _, g := range slices.Sorted(maps.Keys(touched)) {
-		if err := run.armPaths(ctx, touched[g]); err != nil {
-			run.lost("zookeeper watch not set again, setting what is missing", err, "group", g)
-		}
-		run.changed(g)
-	}
-}
-
-// sort splits events into the fired paths of each group (to arm again) and whether the list
-// fired; a session loss is acted on here.
-func (run *watchRun) sort(ctx context.Context, events []zk.Event) (touched map[string][]string, list bool) {
-	w := run.w
-	touched = map[string][]string{}
-	for _, ev := range events {
-		switch {
-		case ev.Type == zk.EventNotWatching, ev.Type == zk.EventSession && ev.State == zk.StateExpired:
-			if ev.Type == zk.EventSession {
-				w.expiries.Add(1)
-			}
-			if ctx.Err() == nil && !run.rearmAll {
-				w.r.log.Warn("zookeeper watches lost (session expired): setting them again and re-reading every group")
+			if err := run.select_(ctx, sel); err != nil && !rearmAll {
+				w.r.log.Warn("zookeeper watches of new groups not set, setting what is missing", "err", err)
+				rearmAll = true
 				run.armed(false)
 			}
-			w.clearArmed() // the session's watches are gone: every one is set afresh
-			run.rearmAll = true
-		case ev.Type == zk.EventSession:
-		default:
-			// Whatever the group: the set follows the session's watches, and a group
-			// dropped from the selection may be selected again.
-			w.fired(ev)
-			if ev.Path == w.listPath() {
-				list = true
-			} else if g := run.groupOf(ev.Path); g != "" {
-				touched[g] = append(touched[g], ev.Path)
+			continue
+		case <-retry:
+			retry = nil
+			// Only what is missing is set: watches set before the failure are still held
+			// (a reconnect keeps them; an expiry has cleared the set).
+			if err := run.armAll(ctx); err != nil {
+				w.r.log.Warn("zookeeper watches not set yet, retrying", "err", err)
+				continue
 			}
+			// Set on the live connection: a disconnect seen before is made good by it.
+			rearmAll, lost = false, watchLost{}
+			w.resets.Add(1)
+			run.armed(true)
+			run.reportAll()
+			continue
+		case <-w.signal:
 		}
+		rearmAll = run.handle(ctx, w.take(), &lost, rearmAll)
 	}
-	return touched, list
 }
 
 // select_ makes groups the selection: the new ones are armed, then reported changed (a change

@@ -42,8 +42,12 @@ func (w *Watcher) fired(ev zk.Event) {
 	}
 }
 
-// armList sets the watch on the list of groups (/consumers; an exists watch while it is missing).
+// armList sets the watch on the list of groups (/consumers; an exists watch while it is
+// missing). On the fast path it is the persistent recursive watch, which sees every group too.
 func (run *watchRun) armList(ctx context.Context) error {
+	if run.w.persistent.Load() {
+		return run.w.addWatch(ctx)
+	}
 	p := run.w.listPath()
 	return run.w.r.fanOut(ctx, 1, func(c *zk.Conn, _ int) error {
 		_, err := run.armDir(c, p)
@@ -54,6 +58,9 @@ func (run *watchRun) armList(ctx context.Context) error {
 // armGroups sets every missing watch of the groups, level by level, pipelined: the offsets,
 // ids and owners directories, each topic directory below them, each offset znode.
 func (run *watchRun) armGroups(ctx context.Context, groups []string) error {
+	if run.w.persistent.Load() {
+		return nil // the recursive watch on the list sees them
+	}
 	if run.w.storm != nil {
 		return run.armPaths(ctx, run.stormRoots(groups))
 	}

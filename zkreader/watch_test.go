@@ -85,6 +85,41 @@ func (c changes) none(t *testing.T, g string) {
 	}
 }
 
+// watchPaths are the watcher's two paths; the tests that hold for both run on each. oneShot
+// forces the one-shot watches that servers before 3.6 get (Config.NoPersistentWatch).
+var watchPaths = []struct {
+	name    string
+	oneShot bool
+}{{"persistent", false}, {"one-shot", true}}
+
+// openWatcherT opens a watcher (through dial when set) and checks that it took the path asked
+// for: the persistent watch wherever the server serves addWatch, unless oneShot.
+func openWatcherT(t *testing.T, cfg Config, oneShot bool, dial dialFunc) *Watcher {
+	t.Helper()
+	cfg.NoPersistentWatch = oneShot
+	w, err := openWatcher(context.Background(), cfg, dial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	hosts, _, err := ParseServers(cfg.Servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := !oneShot && detectReadPath(context.Background(), hosts, 5*time.Second, nil).multi
+	if got := w.persistent.Load(); got != want {
+		t.Fatalf("watcher on the persistent watch: %v, want %v", got, want)
+	}
+	return w
+}
+
+// forWatchPaths runs test once per path of the watcher.
+func forWatchPaths(t *testing.T, test func(t *testing.T, oneShot bool)) {
+	for _, p := range watchPaths {
+		t.Run(p.name, func(t *testing.T) { test(t, p.oneShot) })
+	}
+}
+
 func startWatch(t *testing.T, w *Watcher, groups ...string) changes {
 	t.Helper()
 	c := changes{ch: make(chan string, 1000), lists: make(chan struct{}, 1), sel: make(chan []string, 1)}
@@ -122,15 +157,12 @@ func (c changes) expectAll(t *testing.T, groups []string, after string) {
 // TestWatcherNewGroups: a group created after the start is reported through the list, as soon
 // as /consumers/<g> appears; once selected it is watched, its offsets tree too as it is created
 // below it (folder by folder), and a group dropped from the selection is no longer reported.
-func TestWatcherNewGroups(t *testing.T) {
+func TestWatcherNewGroups(t *testing.T) { forWatchPaths(t, testWatcherNewGroups) }
+
+func testWatcherNewGroups(t *testing.T, oneShot bool) {
 	e := newEnv(t)
-	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
-	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers()}, oneShot, nil)
 	c := startWatch(t, w) // nothing selected yet
 	e.create(t, "/consumers/late", "", zk.WorldACL(zk.PermAll))
 	c.listed(t, "a group created")
@@ -161,18 +193,16 @@ func TestWatcherNewGroups(t *testing.T) {
 
 // TestWatcher: every change the mirror must see fires, again and again (watches are one-shot
 // and must be re-armed), and changes of other groups do not.
-func TestWatcher(t *testing.T) {
+func TestWatcher(t *testing.T) { forWatchPaths(t, testWatcher) }
+
+func testWatcher(t *testing.T, oneShot bool) {
 	e := newEnv(t)
 	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
 	set := func(g, topic string, p int32, off int64) { t.Helper(); writeOffset(t, r, g, topic, p, off) }
 	set("g", "t", 0, 1)
 	set("other", "t", 0, 1)
-	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers()}, oneShot, nil)
 	c := startWatch(t, w, "g", "absent")
 	steps := []struct {
 		name string
@@ -245,19 +275,16 @@ func (d *cuttable) setCut(cut bool) {
 // TestWatcherSessionExpiry cuts the watcher's connection for longer than its session timeout,
 // so ZooKeeper expires the session and every watch is lost: the watcher must report every group
 // changed once a new session exists (a change made meanwhile is then read) and watch again.
-func TestWatcherSessionExpiry(t *testing.T) {
+func TestWatcherSessionExpiry(t *testing.T) { forWatchPaths(t, testWatcherSessionExpiry) }
+
+func testWatcherSessionExpiry(t *testing.T, oneShot bool) {
 	e := newEnv(t)
-	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
 	set := func(off int64) { t.Helper(); writeOffset(t, r, "g", "t", 0, off) }
 	set(1)
 	d := &cuttable{}
 	const timeout = 4 * time.Second // the server's minimum (2 x tickTime)
-	w, err := openWatcher(ctx, Config{Servers: e.servers(), SessionTimeout: timeout}, d.dial)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers(), SessionTimeout: timeout}, oneShot, d.dial)
 	c := startWatch(t, w, "g")
 	set(2)
 	c.expect(t, "g", "a change before the cut")
@@ -274,25 +301,60 @@ func TestWatcherSessionExpiry(t *testing.T) {
 	}
 	set(4)
 	c.expect(t, "g", "a change after the new session")
+	if added := w.added.Load(); !oneShot && added < 2 {
+		t.Errorf("persistent watch added %d times, want at the start and again after the expiry", added)
+	}
+}
+
+// TestWatcherReconnect cuts the watcher's connection for less than its session timeout: the
+// session survives, and a change made while it was cut must still be reported. One-shot
+// watches get it from the server (go-zookeeper's setWatches with its last zxid); the server
+// replays nothing for the persistent watch, which must be added again and every group
+// reported. A change after the reconnect shows the watch back.
+func TestWatcherReconnect(t *testing.T) {
+	forWatchPaths(t, func(t *testing.T, oneShot bool) { testWatcherReconnect(t, newEnv(t), oneShot) })
+}
+
+func testWatcherReconnect(t *testing.T, e *testEnv, oneShot bool) {
+	r := openT(t, Config{Servers: e.servers()})
+	set := func(g string, off int64) { t.Helper(); writeOffset(t, r, g, "t", 0, off) }
+	set("g", 1)
+	set("h", 1)
+	d := &cuttable{}
+	w := openWatcherT(t, Config{Servers: e.servers(), SessionTimeout: 20 * time.Second}, oneShot, d.dial)
+	c := startWatch(t, w, "g", "h")
+	added := w.added.Load()
+	d.setCut(true)
+	set("g", 2) // while the watcher has no connection
+	d.setCut(false)
+	c.expect(t, "g", "a change made while the connection was cut")
+	set("h", 2)
+	c.expect(t, "h", "a change after the reconnect")
+	if n := w.Expiries(); n != 0 {
+		t.Fatalf("the session expired (%d): not the plain reconnect under test", n)
+	}
+	if n := w.added.Load() - added; !oneShot && n < 1 {
+		t.Errorf("persistent watch not added again after the reconnect")
+	}
+	if n := w.set.Load(); !oneShot && n != 0 {
+		t.Errorf("%d one-shot watches set on the persistent path", n)
+	}
 }
 
 // TestWatcherDeniedZnode: a znode the ACLs keep us from reading is left unwatched, and every
 // other znode is still watched: it used to fail the arming, retried every 500 ms for good, and
 // no group's change was reported until the mirror's next resync.
-func TestWatcherDeniedZnode(t *testing.T) {
+func TestWatcherDeniedZnode(t *testing.T) { forWatchPaths(t, testWatcherDeniedZnode) }
+
+func testWatcherDeniedZnode(t *testing.T, oneShot bool) {
 	e := newEnv(t)
-	ctx := context.Background()
 	private := append(zk.DigestACL(zk.PermAll, adminUser, adminPass), zk.ACL{Perms: zk.PermAdmin, Scheme: "world", ID: "anyone"})
 	e.create(t, "/consumers/g/offsets/t/0", "5", private)
 	e.create(t, "/consumers/g/offsets/t/1", "5", zk.WorldACL(zk.PermAll))
 	e.create(t, "/consumers/h/offsets/u", "", private) // a topic folder we cannot list
 	e.create(t, "/consumers/h/offsets/t/0", "1", zk.WorldACL(zk.PermAll))
 	r := openT(t, Config{Servers: e.servers()})
-	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers()}, oneShot, nil)
 	c := startWatch(t, w, "g", "h")
 	for _, s := range []struct{ group, topic string }{{"h", "t"}, {"g", "t"}} {
 		p := int32(0)
@@ -319,11 +381,7 @@ func TestWatchSelectionSetsOnlyMissingWatches(t *testing.T) {
 	if err := r.WriteOffsets(ctx, "g", offs); err != nil {
 		t.Fatal(err)
 	}
-	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers()}, true, nil) // counts one-shot watches
 	c := startWatch(t, w, "g", "new-0")
 	counts := []int64{w.set.Load()}
 	for i := 1; i < 4; i++ {
@@ -345,15 +403,10 @@ func TestWatchSelectionSetsOnlyMissingWatches(t *testing.T) {
 // still goes down to them. Simulated by a set that holds the directories' watches only.
 func TestWatchArmsBelowAWatchedDirectory(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	r := openT(t, Config{Servers: e.servers()})
 	set := func(off int64) { t.Helper(); writeOffset(t, r, "g", "t", 0, off) }
 	set(1)
-	w, err := OpenWatcher(ctx, Config{Servers: e.servers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := openWatcherT(t, Config{Servers: e.servers()}, true, nil) // one-shot watches only
 	for _, dir := range []string{"/consumers/g/offsets", "/consumers/g/offsets/t"} {
 		w.armed[watchKey{w.r.path(dir), watchChildren}] = true
 	}
