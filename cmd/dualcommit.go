@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mirror"
 )
@@ -175,6 +176,7 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
+		KafkaUnreachable: kafkawriter.Unreachable,
 		Metadata: func(_ string, mtime time.Time) string {
 			return migrate.Provenance{Version: d.build.Version, Mtime: mtime, Adjust: o.policy.OffsetAdjust}.String()
 		},

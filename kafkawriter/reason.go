@@ -75,3 +75,11 @@ func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }
 	return errors.As(err, &t) && t.Timeout()
 }
+
+// Unreachable reports a failure that means Kafka as a whole does not answer (no broker
+// reachable, a timeout), as dual-commit's mirror needs to tell an outage from one group's
+// refusal (mirror.Mirror.KafkaUnreachable).
+func Unreachable(err error) bool {
+	r := FailureReason(err)
+	return r == ReasonUnreachable || r == ReasonTimeout
+}

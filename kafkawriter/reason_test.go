@@ -52,6 +52,11 @@ func TestFailureReason(t *testing.T) {
 			if tt.err != nil && !slices.Contains(FailureReasons(), got) {
 				t.Fatalf("FailureReason(%v) = %q, not in FailureReasons()", tt.err, got)
 			}
+			// Only a cluster that does not answer is an outage for the mirror: one group's
+			// refusal (an ACL, its coordinator moving) is not.
+			if want := tt.want == ReasonUnreachable || tt.want == ReasonTimeout; Unreachable(tt.err) != want {
+				t.Fatalf("Unreachable(%v) = %v, want %v", tt.err, !want, want)
+			}
 		})
 	}
 }

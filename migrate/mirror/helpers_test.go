@@ -2,6 +2,7 @@ package mirror_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -224,7 +225,8 @@ func newFixture() *fixture {
 	f.kafka.AddTopic("t", migrate.PartitionRange{LogEnd: 1000}, migrate.PartitionRange{LogEnd: 1000})
 	f.m = &mirror.Mirror{Legacy: f.legacy, Watcher: f.watch, Kafka: f.kafka, Committer: f.kafka,
 		LegacyWriter: f.legacy, Observer: f.obs, Execute: true,
-		ResyncInterval: time.Hour, KeepaliveInterval: time.Hour, PollInterval: time.Hour, BatchDelay: time.Millisecond}
+		ResyncInterval: time.Hour, KeepaliveInterval: time.Hour, PollInterval: time.Hour, BatchDelay: time.Millisecond,
+		KafkaUnreachable: func(err error) bool { return errors.Is(err, errOutage) }}
 	return f
 }
 

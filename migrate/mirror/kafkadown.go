@@ -54,22 +54,30 @@ func (l *loop) readKafka(ctx context.Context, batch []string, tried *bool) (map[
 // the reason Kafka is down, unless the run is stopping. A broker that goes away between a sync's
 // read and its commit fails the commit first: without this, the next sync's read would take the
 // whole budget again before the loop knew.
+// Only a failure the adapter calls unreachable counts (Mirror.KafkaUnreachable): one group's
+// refusal (an ACL, its coordinator without a leader) fails the whole read of its batch too,
+// and taken for an outage it would cut every later batch short at every pass.
 func (l *loop) kafkaFailed(err error) {
 	var cut errKafkaDown
-	if l.kafkaDown == nil && !errors.As(err, &cut) && !errors.Is(err, context.Canceled) {
+	if l.kafkaDown == nil && !errors.As(err, &cut) && !errors.Is(err, context.Canceled) &&
+		l.m.KafkaUnreachable != nil && l.m.KafkaUnreachable(err) {
 		l.kafkaDown = err
 	}
 }
 
 // kafkaAnswered ends the down state: the groups waiting for a retry because Kafka could not be
-// read are synced at the next pass, not at the end of their backoff.
+// read are synced at the next pass, not at the end of their backoff. Groups waiting for a
+// failure of their own (a refused write) keep their backoff.
 func (l *loop) kafkaAnswered() {
 	if l.kafkaDown == nil {
 		return
 	}
 	l.kafkaDown = nil
-	due := slices.Collect(maps.Keys(l.retryAt))
-	clear(l.retryAt)
+	due := slices.Collect(maps.Keys(l.unreachedGroups))
+	clear(l.unreachedGroups)
+	for _, g := range due {
+		delete(l.retryAt, g)
+	}
 	l.remark(due)
 	l.poke()
 }

@@ -1,7 +1,9 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,8 +55,10 @@ type loop struct {
 	lease leaseState // lease.go
 
 	// kafkaDown is the failure of a whole Kafka read or commit while no read has succeeded
-	// since (kafkadown.go); nil while Kafka answers.
-	kafkaDown error
+	// since (kafkadown.go); nil while Kafka answers. unreachedGroups are the groups waiting for
+	// a retry because their batch's Kafka read failed (pending.go).
+	kafkaDown       error
+	unreachedGroups map[string]bool
 }
 
 // health is the loop's own account of its readiness, reported as LoopState.
@@ -69,7 +73,7 @@ func newLoop(m *Mirror, groups []string) *loop {
 	l := &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
 		phase: map[string]Phase{}, kafka: map[string]migrate.GroupState{}, keptAlive: map[string]time.Time{},
 		legacy: map[string]map[migrate.TopicPartition]int64{},
-		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{},
+		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{}, unreachedGroups: map[string]bool{},
 		selections: make(chan []string, 1), armed: m.Watcher == nil}
 	l.health.unsynced = map[string]bool{}
 	for _, g := range groups {
@@ -295,7 +299,9 @@ func (l *loop) sync(ctx context.Context) {
 	// Only the selection: a report that arrives after its group left (the watcher still arming
 	// a deleted group, a poll started before) would bring back its state and metric series.
 	dirty := slices.DeleteFunc(l.takeDirty(), func(g string) bool { return !l.selected(g) })
-	tried := false // a read of Kafka was tried in this pass (kafkadown.go)
+	tried := false         // a read of Kafka was tried in this pass (kafkadown.go)
+	var stillDown []string // groups of the batches cut short: Kafka known down
+	var downErr error
 	for batch := range slices.Chunk(dirty, l.m.BatchGroups) {
 		if ctx.Err() != nil {
 			l.remark(batch)
@@ -309,13 +315,22 @@ func (l *loop) sync(ctx context.Context) {
 		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
 		// by then.
 		states, err := l.readKafka(ctx, batch, &tried)
-		if err != nil {
+		var down errKafkaDown
+		switch {
+		case errors.As(err, &down):
+			// Kafka known down: one sync failure for the pass, not one per batch.
+			stillDown, downErr = append(stillDown, batch...), cmp.Or(downErr, err)
+			l.unreached(ctx, batch, legacy, err)
+		case err != nil:
 			err = fmt.Errorf("read %d kafka groups: %w", len(batch), err)
 			l.syncFailed(batch, err)
 			l.unreached(ctx, batch, legacy, err)
-			continue
+		default:
+			l.syncBatch(ctx, batch, legacy, states)
 		}
-		l.syncBatch(ctx, batch, legacy, states)
+	}
+	if len(stillDown) > 0 {
+		l.syncFailed(stillDown, fmt.Errorf("read %d kafka groups: %w", len(stillDown), downErr))
 	}
 }
 
@@ -337,6 +352,7 @@ func (l *loop) retryLater(ctx context.Context, st GroupStatus) {
 	if !failed {
 		delete(l.failures, st.Group)
 		delete(l.retryAt, st.Group) // a retry scheduled before is moot
+		delete(l.unreachedGroups, st.Group)
 		return
 	}
 	n := min(l.failures[st.Group], 6)

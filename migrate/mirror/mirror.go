@@ -181,6 +181,12 @@ type Mirror struct {
 	// ZooKeeper znode's (zero for a keep-alive).
 	Metadata func(group string, mtime time.Time) string
 
+	// KafkaUnreachable reports a failed read or commit that means Kafka as a whole does not
+	// answer (no broker reachable, a timeout), as opposed to one group's own refusal. After one,
+	// syncs try Kafka for one poll interval only, until a read succeeds (kafkadown.go). Nil: no
+	// failure is taken for an outage, and every sync tries with the adapter's whole budget.
+	KafkaUnreachable func(error) bool
+
 	// Resync, when it receives, starts a full resync at once (the CLI sends on SIGHUP).
 	Resync <-chan struct{}
 

@@ -3,6 +3,8 @@ package mirror_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -265,5 +267,53 @@ func TestCommitFailureMarksKafkaDown(t *testing.T) {
 		}
 		k.down.Store(false)
 		c.down.Store(false)
+	})
+}
+
+// refusingGroup is a Kafka whose group-state read fails as a whole whenever it asks for group
+// bad, as kafkawriter's does when one group's coordinator refuses (an ACL, a coordinator
+// without a leader): an error of that group, not an outage of Kafka.
+type refusingGroup struct {
+	*migratetest.KafkaStore
+	bad string
+	err error
+}
+
+func (k refusingGroup) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	if slices.Contains(groups, k.bad) {
+		return nil, k.err
+	}
+	return k.KafkaStore.Groups(ctx, groups)
+}
+
+// TestOneGroupsFailureIsNotAnOutage: a group whose Kafka read keeps failing for a reason of
+// its own does not make Kafka "down": the groups synced after it in the same pass are read and
+// mirrored as usual. (Taken for an outage, it cut every later batch short at every pass, and
+// the other groups were never mirrored.)
+func TestOneGroupsFailureIsNotAnOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		f.m.PollInterval = 2 * time.Second
+		f.m.BatchGroups = 1 // "a" alone in the first batch, "b" in the next
+		f.m.Kafka = refusingGroup{KafkaStore: f.kafka, bad: "a",
+			err: errors.New("kafka server: the client is not authorized to access this group")}
+		f.legacy.SetOffset("a", "t", 0, 10)
+		f.legacy.SetOffset("b", "t", 0, 20)
+		stop := f.start(t)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := kafkaOffsets(t, f.kafka, "b")["t/0"]; got != 20 {
+			t.Errorf("kafka b t/0 %d a minute on, want 20: the failure of group a stopped b", got)
+		}
+		f.legacy.SetOffset("b", "t", 0, 30)
+		f.watch.fire(t, "b")
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := kafkaOffsets(t, f.kafka, "b")["t/0"]; got != 30 {
+			t.Errorf("kafka b t/0 %d after a change to 30, want 30", got)
+		}
+		if err := stop(); err == nil || !strings.Contains(err.Error(), "a:") || strings.Contains(err.Error(), "b:") {
+			t.Errorf("Run's end %v, want group a alone not mirrored", err)
+		}
 	})
 }

@@ -24,6 +24,7 @@ func (l *loop) unreached(ctx context.Context, batch []string, legacy map[string]
 		}
 		st := l.pending(l.assess(lg, l.kafka[g]), err)
 		l.retryLater(ctx, st)
+		l.unreachedGroups[g] = true
 	}
 }
 
@@ -34,6 +35,10 @@ func (l *loop) unreached(ctx context.Context, batch []string, legacy map[string]
 func (l *loop) pending(a assessed, err error) GroupStatus {
 	st := a.st
 	st.KafkaErr = err
+	if st.Previous != "" {
+		// The phase needs Kafka's state as it is now: the last one decided stands until then.
+		st.Phase = st.Previous
+	}
 	if a.toKafka {
 		for _, tp := range sortedTPs(a.v.zk) {
 			o := a.v.zk[tp]

@@ -105,6 +105,7 @@ func (l *loop) forget(g string) {
 	delete(l.legacy, g)
 	delete(l.failures, g)
 	delete(l.retryAt, g)
+	delete(l.unreachedGroups, g)
 	delete(l.health.unsynced, g)
 	l.mu.Lock()
 	delete(l.dirty, g)
