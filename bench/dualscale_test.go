@@ -88,7 +88,13 @@ func benchDualCommitProcess(b *testing.B, n int, oneShot bool) {
 	if oneShot {
 		cmd.Env = append(os.Environ(), "ZK2KAFKA_DEV_ONE_SHOT_WATCHES=1")
 	}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Cancel = func() error {
+		// Continued first: a failure in the expiry part may leave the process stopped.
+		if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			return err
+		}
+		return cmd.Process.Signal(syscall.SIGTERM)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -166,7 +172,7 @@ func benchDualCommitProcess(b *testing.B, n int, oneShot bool) {
 		b.Fatal(err)
 	}
 	t0 := time.Now()
-	writeAndWait(b, ctx, legacy, kafka, k, current[k], t0)
+	waitKafka(b, ctx, kafka, k, current[k], t0) // the change made while stopped: no write again
 	ready(30 * time.Minute)
 	resync := time.Since(t0)
 
@@ -189,6 +195,13 @@ func writeAndWait(b *testing.B, ctx context.Context, legacy *zkreader.Reader, ka
 	if err := legacy.WriteOffsets(ctx, k.Group, map[migrate.TopicPartition]int64{tp: off}); err != nil {
 		b.Fatal(err)
 	}
+	waitKafka(b, ctx, kafka, k, off, t0)
+}
+
+// waitKafka waits until Kafka's OffsetFetch returns off for k.
+func waitKafka(b *testing.B, ctx context.Context, kafka *kafkawriter.Client, k migrate.Key, off int64, t0 time.Time) {
+	b.Helper()
+	tp := migrate.TopicPartition{Topic: k.Topic, Partition: k.Partition}
 	for {
 		c, err := kafka.FetchCommitted(ctx, k.Group)
 		if err != nil {
