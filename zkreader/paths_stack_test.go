@@ -194,12 +194,7 @@ func TestMultiReadSurvivesBrokenConnections(t *testing.T) {
 // would cost the connection); 3.6 and later multiRead, with the answers of the single path.
 // Through a chroot and with digest credentials, as operators connect.
 func TestZooKeeperVersions(t *testing.T) {
-	if s := stacktest.Get(t); s.Profile != "zk" || os.Getenv(envSingleReads) != "" {
-		t.Skip("runs once, on the zk profile: it starts its own ZooKeeper servers, whatever the stack")
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
+	skipUnlessVersionServers(t)
 	for _, v := range []struct {
 		version string
 		multi   bool
@@ -286,4 +281,16 @@ func startZooKeeper(t *testing.T, version string) string {
 	}
 	t.Fatalf("no ZK= in %s", out)
 	return ""
+}
+
+// skipUnlessVersionServers skips a test that starts ZooKeeper servers of scripts/zkversions
+// itself: it runs once, on the zk profile's multiRead pass, and needs java.
+func skipUnlessVersionServers(t *testing.T) {
+	t.Helper()
+	if s := stacktest.Get(t); s.Profile != "zk" || os.Getenv(envSingleReads) != "" {
+		t.Skip("runs once, on the zk profile: it starts its own ZooKeeper servers, whatever the stack")
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skip("java is not installed")
+	}
 }

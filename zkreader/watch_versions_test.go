@@ -1,11 +1,8 @@
 package zkreader
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
-	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate/contract"
 )
 
@@ -14,12 +11,7 @@ import (
 // connection on an addWatch), the persistent recursive watch on 3.9. The zk profile's own
 // server (3.8) runs it on both paths in TestLegacyWatcherContract.
 func TestWatcherVersions(t *testing.T) {
-	if s := stacktest.Get(t); s.Profile != "zk" || os.Getenv(envSingleReads) != "" {
-		t.Skip("runs once, on the zk profile: it starts its own ZooKeeper servers, whatever the stack")
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
+	skipUnlessVersionServers(t)
 	for _, v := range []struct {
 		version    string
 		persistent bool
