@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,7 +50,38 @@ type pathPass struct {
 	gatesOnly bool // copy --recheck=gates: the floor of a copy whose re-check reads no znode
 	legacy    *zkreader.Reader
 	times     []float64
-	serverCPU time.Duration
+	cpu       passCPU // summed over the passes
+}
+
+// passCPU is the CPU each process spent over a pass: on a 2-core machine the three share the
+// cores, so a pass's time follows their sum as much as any round trip.
+type passCPU struct{ zookeeper, kafka, self time.Duration }
+
+func (c *passCPU) add(o passCPU) {
+	c.zookeeper += o.zookeeper
+	c.kafka += o.kafka
+	c.self += o.self
+}
+
+// cpuNow reads the CPU used so far by ZooKeeper, the broker and this process.
+func cpuNow(f *fixture) (passCPU, bool) {
+	z, okZ := serverCPU(f.stack)
+	k, okK := brokerCPU(f.stack)
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return passCPU{}, false
+	}
+	self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return passCPU{zookeeper: z, kafka: k, self: self}, okZ && okK
+}
+
+// cpuSince is the CPU spent since before (zero when either reading failed).
+func cpuSince(f *fixture, before passCPU, okBefore bool) passCPU {
+	after, ok := cpuNow(f)
+	if !ok || !okBefore {
+		return passCPU{}
+	}
+	return passCPU{zookeeper: after.zookeeper - before.zookeeper, kafka: after.kafka - before.kafka, self: after.self - before.self}
 }
 
 func benchReadPaths(b *testing.B, n int) {
@@ -92,7 +124,7 @@ func benchReadPaths(b *testing.B, n int) {
 				iter++
 				el, cpu := p.run(b, ctx, f, n, sc, groups, kafka, filepath.Join(dir, fmt.Sprintf("backup-%d.jsonl", iter)))
 				p.times = append(p.times, el.Seconds())
-				p.serverCPU += cpu
+				p.cpu.add(cpu)
 			}
 		}
 	}
@@ -100,8 +132,9 @@ func benchReadPaths(b *testing.B, n int) {
 	for _, p := range passes {
 		runs := len(p.times)
 		med[p.name] = median(p.times)
-		b.Logf("PATHS offsets=%d %-15s median %.3f s of %d passes (min %.3f, max %.3f), zookeeper CPU %.2f us per offset", n, p.name,
-			med[p.name], runs, slices.Min(p.times), slices.Max(p.times), float64(p.serverCPU.Microseconds())/float64(runs*n))
+		perOffset := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(runs*n) }
+		b.Logf("PATHS offsets=%d %-15s median %.3f s of %d passes (min %.3f, max %.3f), CPU per offset: zookeeper %.2f us, kafka %.2f us, zk2kafka %.2f us", n, p.name,
+			med[p.name], runs, slices.Min(p.times), slices.Max(p.times), perOffset(p.cpu.zookeeper), perOffset(p.cpu.kafka), perOffset(p.cpu.self))
 	}
 	b.Logf("PATHS offsets=%d multiRead: plan+copy %.2f s (target <= 2.5 at 100k), copy/plan %.2f (target <= 1.5); single: plan+copy %.2f s, copy/plan %.2f",
 		n, med["plan multiRead"]+med["copy multiRead"], med["copy multiRead"]/med["plan multiRead"],
@@ -110,9 +143,9 @@ func benchReadPaths(b *testing.B, n int) {
 		med["plan multiRead"]/med["plan single"], med["copy multiRead"]/med["copy single"], med["copy multiRead"]/med["copy gates-only"])
 }
 
-// run times one pass and returns its time and ZooKeeper's CPU over it (0 when unreadable).
+// run times one pass and returns its time and the processes' CPU over it (0 when unreadable).
 func (p *pathPass) run(b *testing.B, ctx context.Context, f *fixture, n int, sc sarama.Client, groups []string,
-	kafka *kafkawriter.Client, backupPath string) (time.Duration, time.Duration) {
+	kafka *kafkawriter.Client, backupPath string) (time.Duration, passCPU) {
 	b.Helper()
 	// Every pass starts from Kafka without the groups: plan then finds n writes, copy makes them.
 	b.StopTimer()
@@ -138,36 +171,28 @@ func (p *pathPass) run(b *testing.B, ctx context.Context, f *fixture, n int, sc 
 			Metadata: benchMetadata, BatchGroups: 128, Parallel: copier.DefaultParallel, GatesOnly: p.gatesOnly}
 		runtime.GC()
 		b.StartTimer()
-		z0, ok0 := serverCPU(f.stack)
+		cpu0, ok0 := cpuNow(f)
 		start := time.Now()
 		res, err := migratetest.RunCopier(ctx, executor, plan, true)
 		el := time.Since(start)
-		z1, ok1 := serverCPU(f.stack)
+		cpu := cpuSince(f, cpu0, ok0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if c := res.Counts(); c[copier.StatusWritten] != n {
 			b.Fatalf("%s: %v, want %d written and read back", p.name, c, n)
 		}
-		return el, cpuDiff(z0, z1, ok0 && ok1)
+		return el, cpu
 	}
 	runtime.GC()
-	z0, ok0 := serverCPU(f.stack)
+	cpu0, ok0 := cpuNow(f)
 	start := time.Now()
 	streamPlan(b, ctx, p.legacy, kafka, n)
 	el := time.Since(start)
-	z1, ok1 := serverCPU(f.stack)
-	return el, cpuDiff(z0, z1, ok0 && ok1)
+	return el, cpuSince(f, cpu0, ok0)
 }
 
 // benchMetadata is the metadata copy writes, as BenchmarkCopy's.
 func benchMetadata(_ string, e migrate.Entry) string {
 	return migrate.Provenance{Version: "bench", Mtime: e.Mtime}.String()
-}
-
-func cpuDiff(before, after time.Duration, ok bool) time.Duration {
-	if !ok {
-		return 0
-	}
-	return after - before
 }

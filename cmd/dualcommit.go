@@ -111,7 +111,7 @@ written: the log shows what would be mirrored.`,
 	f.BoolVar(&o.reverse, "reverse", false, "for kafka-primary groups, mirror Kafka into ZooKeeper (forward only)")
 	f.DurationVar(&o.resyncInterval, "resync-interval", 5*time.Minute, "full re-read of both stores, behind the watches")
 	f.DurationVar(&o.keepaliveInterval, "keepalive-interval", 0, "re-commit unchanged offsets this often (0: half the broker's offsets.retention.minutes)")
-	f.DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often the Kafka groups are polled for phase changes and --reverse")
+	f.DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often the Kafka group states are polled for phase changes (with the commits of groups Kafka consumers own or share, and of every group with --reverse)")
 	f.DurationVar(&o.statusInterval, "status-interval", 10*time.Second, "one status line this often, on a terminal only")
 	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics, /healthz and /readyz on this address, e.g. :9464")

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// MapKafka returns k as seen through m: Groups takes legacy group names and answers each with
+// MapKafka returns k as seen through m: Groups and GroupStates take legacy group names and answers each with
 // the state, members and commits of the Kafka group it lands in. Topics and the retention are
 // k's. A k already mapped is mapped afresh (never twice); with a map that renames nothing, k.
 func MapKafka(k KafkaState, m GroupMap) KafkaState {
@@ -25,13 +25,24 @@ type mappedKafka struct {
 }
 
 func (mk *mappedKafka) Groups(ctx context.Context, groups []string) (map[string]GroupState, error) {
+	return mk.mapped(ctx, groups, mk.KafkaState.Groups)
+}
+
+func (mk *mappedKafka) GroupStates(ctx context.Context, groups []string) (map[string]GroupState, error) {
+	return mk.mapped(ctx, groups, mk.KafkaState.GroupStates)
+}
+
+// mapped asks read about the Kafka groups the legacy groups land in, and answers each legacy
+// group with its Kafka group's answer.
+func (mk *mappedKafka) mapped(ctx context.Context, groups []string,
+	read func(context.Context, []string) (map[string]GroupState, error)) (map[string]GroupState, error) {
 	names := make([]string, 0, len(groups))
 	for _, g := range groups {
 		names = append(names, mk.m.Kafka(g))
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	got, err := mk.KafkaState.Groups(ctx, names)
+	got, err := read(ctx, names)
 	if err != nil {
 		return nil, err
 	}

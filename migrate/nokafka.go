@@ -31,5 +31,10 @@ func (NoKafka) Groups(_ context.Context, groups []string) (map[string]GroupState
 	return out, nil
 }
 
+// GroupStates answers every group with the zero GroupState.
+func (n NoKafka) GroupStates(ctx context.Context, groups []string) (map[string]GroupState, error) {
+	return n.Groups(ctx, groups)
+}
+
 // OffsetsRetention is 0: unknown.
 func (NoKafka) OffsetsRetention(context.Context) (time.Duration, error) { return 0, nil }

@@ -182,7 +182,7 @@ func (k *KafkaStore) Commits() []CommitRecord {
 	return slices.Clone(k.commits)
 }
 
-// Calls returns how many times Topics and Groups were called.
+// Calls returns how many times Topics was called, and Groups or GroupStates.
 func (k *KafkaStore) Calls() (topics, groups int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -227,6 +227,17 @@ func (k *KafkaStore) Groups(ctx context.Context, groups []string) (map[string]mi
 		out[g] = s
 	}
 	return out, nil
+}
+
+// GroupStates returns Groups' answer without the committed offsets; Calls counts it as a
+// read of groups.
+func (k *KafkaStore) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	out, err := k.Groups(ctx, groups)
+	for g, s := range out {
+		s.Committed, s.Metadata = nil, nil
+		out[g] = s
+	}
+	return out, err
 }
 
 // OffsetsRetention returns the configured retention.

@@ -256,6 +256,18 @@ type slowPoll struct {
 }
 
 func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	s.hold()
+	return s.KafkaState.Groups(ctx, groups)
+}
+
+// GroupStates is the poll's first read: held as Groups is.
+func (s *slowPoll) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	s.hold()
+	return s.KafkaState.GroupStates(ctx, groups)
+}
+
+// hold blocks a read until released, once blocked is closed.
+func (s *slowPoll) hold() {
 	select {
 	case <-s.blocked:
 		select {
@@ -265,7 +277,6 @@ func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migr
 		<-s.release
 	default:
 	}
-	return s.KafkaState.Groups(ctx, groups)
 }
 
 // TestMirrorRunWaitsForPoll: Run returns only after the running poll of the Kafka group states

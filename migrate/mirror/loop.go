@@ -252,26 +252,74 @@ func (l *loop) housekeeping(ctx context.Context) {
 	l.remark(due)
 	if !l.polling && len(l.groups) > 0 {
 		l.polling = true
-		groups := l.groups
+		groups, hot := l.groups, l.hotGroups()
 		// In a goroutine of its own: a poll of many groups must not delay a watched change.
 		l.polls.Add(1)
 		go func() {
 			defer l.polls.Done()
-			states, err := l.m.Kafka.Groups(ctx, groups)
-			l.polled <- pollResult{groups: groups, states: states, err: err}
+			l.polled <- poll(ctx, l.m.Kafka, groups, hot)
 		}()
 	}
+}
+
+// hotGroups are the groups whose Kafka commits the poll reads, besides every group's state:
+// those Kafka consumers own or share (not zk-primary, or active in Kafka), and every group
+// under Reverse, whose rollback copy follows Kafka's commits. A zk-primary group nobody
+// consumes from Kafka changes its commits only by the mirror's own writes, or by a client
+// committing without joining, and every write the mirror makes reads Kafka again first
+// (toKafka): polling its commits would only refresh the phase report. That poll is what cost
+// most at scale (every offset of every group fetched and compared each interval); such a
+// group's commits are read at its next ZooKeeper change, keep-alive and full resync instead.
+func (l *loop) hotGroups() map[string]bool {
+	hot := map[string]bool{}
+	for _, g := range l.groups {
+		if l.m.Reverse || l.phase[g] != PhaseZKPrimary || l.kafka[g].Active() {
+			hot[g] = true
+		}
+	}
+	return hot
 }
 
 // pollResult is one poll of the Kafka group states.
 type pollResult struct {
 	groups []string
 	states map[string]migrate.GroupState
-	err    error
+	// withCommits are the groups whose states carry their commits; the others' Committed is nil.
+	withCommits map[string]bool
+	err         error
+}
+
+// poll reads every group's state and member count, then the commits of the hot groups and of
+// any group the states show active now.
+func poll(ctx context.Context, k migrate.KafkaState, groups []string, hot map[string]bool) pollResult {
+	p := pollResult{groups: groups, withCommits: hot}
+	p.states, p.err = k.GroupStates(ctx, groups)
+	if p.err != nil {
+		return p
+	}
+	var full []string
+	for _, g := range groups {
+		if p.states[g].Active() {
+			hot[g] = true
+		}
+		if hot[g] {
+			full = append(full, g)
+		}
+	}
+	if len(full) == 0 {
+		return p
+	}
+	states, err := k.Groups(ctx, full)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	maps.Copy(p.states, states)
+	return p
 }
 
 // pollDone marks the groups whose Kafka state changed since their last sync (a consumer joined,
-// committed, left).
+// left, or, for a group polled with its commits, committed).
 func (l *loop) pollDone(p pollResult) {
 	l.polling = false
 	if p.err != nil {
@@ -282,15 +330,15 @@ func (l *loop) pollDone(p pollResult) {
 	l.kafkaAnswered()
 	var changed []string
 	for _, g := range p.groups {
-		if l.selected(g) && !sameKafkaState(l.kafka[g], p.states[g]) {
+		if l.selected(g) && !sameKafkaState(l.kafka[g], p.states[g], p.withCommits[g]) {
 			changed = append(changed, g)
 		}
 	}
 	l.remark(changed)
 }
 
-func sameKafkaState(a, b migrate.GroupState) bool {
-	return a.State == b.State && a.Members == b.Members && maps.Equal(a.Committed, b.Committed)
+func sameKafkaState(a, b migrate.GroupState, withCommits bool) bool {
+	return a.State == b.State && a.Members == b.Members && (!withCommits || maps.Equal(a.Committed, b.Committed))
 }
 
 // sync reads the dirty groups from both stores, in batches, and syncs each one. A batch that

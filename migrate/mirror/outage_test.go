@@ -149,17 +149,32 @@ type slowKafka struct {
 }
 
 func (k *slowKafka) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	if err := k.reach(ctx); err != nil {
+		return nil, err
+	}
+	return k.KafkaStore.Groups(ctx, groups)
+}
+
+func (k *slowKafka) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	if err := k.reach(ctx); err != nil {
+		return nil, err
+	}
+	return k.KafkaStore.GroupStates(ctx, groups)
+}
+
+// reach returns once Kafka is up, or fails as the adapter does while it is down.
+func (k *slowKafka) reach(ctx context.Context) error {
 	budget := time.After(30 * time.Second)
 	for k.down.Load() { // tried again every 500 ms, as the adapter's backoff does
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err() // as kafkawriter does between its calls
+			return ctx.Err() // as kafkawriter does between its calls
 		case <-budget:
-			return nil, errOutage
+			return errOutage
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return k.KafkaStore.Groups(ctx, groups)
+	return nil
 }
 
 // TestLagFollowsEveryChangeDuringOutage: while Kafka is down, a read does not hold the loop for
@@ -284,6 +299,13 @@ func (k refusingGroup) Groups(ctx context.Context, groups []string) (map[string]
 		return nil, k.err
 	}
 	return k.KafkaStore.Groups(ctx, groups)
+}
+
+func (k refusingGroup) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+	if slices.Contains(groups, k.bad) {
+		return nil, k.err
+	}
+	return k.KafkaStore.GroupStates(ctx, groups)
 }
 
 // TestOneGroupsFailureIsNotAnOutage: a group whose Kafka read keeps failing for a reason of

@@ -386,32 +386,11 @@ func open(t *testing.T, ctx context.Context, cfg datadir.Config) *datadir.Store 
 	return s
 }
 
-// noKafka is a Kafka that knows nothing: the fingerprint then covers the legacy side alone.
-type noKafka struct{}
-
-func (noKafka) Topics(_ context.Context, topics []string) (map[string]migrate.TopicInfo, error) {
-	out := map[string]migrate.TopicInfo{}
-	for _, t := range topics {
-		out[t] = migrate.TopicInfo{}
-	}
-	return out, nil
-}
-
-func (noKafka) Groups(_ context.Context, groups []string) (map[string]migrate.GroupState, error) {
-	out := map[string]migrate.GroupState{}
-	for _, g := range groups {
-		out[g] = migrate.GroupState{}
-	}
-	return out, nil
-}
-
-func (noKafka) OffsetsRetention(context.Context) (time.Duration, error) { return 0, nil }
-
 func fingerprint(t *testing.T, ctx context.Context, l migrate.LegacyStore) string {
 	t.Helper()
 	f, err := migrate.NewFilter(nil, "", "", "")
 	must(t, "filter", err)
-	in, err := migrate.ReadInputs(ctx, l, noKafka{}, f)
+	in, err := migrate.ReadInputs(ctx, l, migrate.NoKafka{}, f) // the fingerprint covers the legacy side alone
 	must(t, "read inputs", err)
 	if len(in.Legacy) < 6 {
 		t.Fatalf("read %d groups, want the 7 seeded", len(in.Legacy))
