@@ -154,13 +154,64 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 // it does not coordinate (NOT_COORDINATOR), and the retry refreshes the metadata and asks
 // FindCoordinator.
 func offsetsLeader(ctx context.Context, sc sarama.Client, group string) *sarama.Broker {
-	b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) {
-		parts, err := sc.Partitions(kafkaconn.OffsetsTopic)
-		if err != nil || len(parts) == 0 {
-			return nil, err
+	n := offsetsPartitions(ctx, sc)
+	if n == 0 {
+		return nil
+	}
+	return partitionLeader(ctx, sc, kafkaconn.OffsetsPartition(group, n))
+}
+
+// leaders is offsetsLeader for many groups at once: the metadata is read once per connection
+// set and __consumer_offsets partition, not once per group, and no goroutine is started per
+// group (dual-commit's poll describes every watched group each interval: thousands). The
+// groups it cannot tell are returned in rest, for coordinator.
+func (c *Client) leaders(ctx context.Context, groups []string) (by map[*sarama.Broker][]string, rest []string) {
+	type key struct {
+		sc   sarama.Client
+		part int32
+	}
+	counts := map[sarama.Client]int32{}
+	found := map[key]*sarama.Broker{}
+	by = map[*sarama.Broker][]string{}
+	for _, g := range groups {
+		sc := c.forGroup(g)
+		n, ok := counts[sc]
+		if !ok {
+			n = offsetsPartitions(ctx, sc)
+			counts[sc] = n
 		}
-		return sc.Leader(kafkaconn.OffsetsTopic, kafkaconn.OffsetsPartition(group, int32(len(parts))))
-	})
+		if n == 0 {
+			rest = append(rest, g)
+			continue
+		}
+		k := key{sc, kafkaconn.OffsetsPartition(g, n)}
+		b, ok := found[k]
+		if !ok {
+			b = partitionLeader(ctx, sc, k.part)
+			found[k] = b
+		}
+		if b == nil {
+			rest = append(rest, g)
+			continue
+		}
+		by[b] = append(by[b], g)
+	}
+	return by, rest
+}
+
+// offsetsPartitions is __consumer_offsets' partition count in sc's metadata (0: unknown).
+func offsetsPartitions(ctx context.Context, sc sarama.Client) int32 {
+	parts, err := kafkaconn.Call(ctx, func() ([]int32, error) { return sc.Partitions(kafkaconn.OffsetsTopic) })
+	if err != nil {
+		return 0
+	}
+	return int32(len(parts))
+}
+
+// partitionLeader is the leader of __consumer_offsets partition part in sc's metadata (nil:
+// unknown).
+func partitionLeader(ctx context.Context, sc sarama.Client, part int32) *sarama.Broker {
+	b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) { return sc.Leader(kafkaconn.OffsetsTopic, part) })
 	if err != nil {
 		return nil
 	}

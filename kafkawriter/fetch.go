@@ -64,9 +64,9 @@ func (c *Client) FetchCommittedMany(ctx context.Context, groups []string) (map[s
 // fetchBatched sends the multi-group requests and fills out; it returns the groups it could not
 // answer, for the one-group path.
 func (c *Client) fetchBatched(ctx context.Context, names []string, out map[string]map[migrate.TopicPartition]Committed, mu *sync.Mutex) ([]string, error) {
-	byCoord := make(map[*sarama.Broker][]string)
+	byCoord, ask := c.leaders(ctx, names)
 	var retry []string
-	err := forEach(ctx, c.cfg.Parallel, names, func(ctx context.Context, g string) error {
+	err := forEach(ctx, c.cfg.Parallel, ask, func(ctx context.Context, g string) error {
 		b, err := c.coordinator(ctx, g, false)
 		mu.Lock()
 		defer mu.Unlock()

@@ -87,7 +87,16 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) (map[strin
 			byCoord = make(map[int32][]string)
 			brokers = make(map[int32]*sarama.Broker)
 		)
-		err := forEach(ctx, c.cfg.Parallel, todo, func(ctx context.Context, g string) error {
+		ask := todo
+		if attempt == 0 { // a retry asks FindCoordinator for every group left
+			var known map[*sarama.Broker][]string
+			known, ask = c.leaders(ctx, todo)
+			for b, gs := range known {
+				byCoord[b.ID()] = append(byCoord[b.ID()], gs...)
+				brokers[b.ID()] = b
+			}
+		}
+		err := forEach(ctx, c.cfg.Parallel, ask, func(ctx context.Context, g string) error {
 			b, err := c.coordinator(ctx, g, attempt > 0)
 			if err != nil {
 				return err

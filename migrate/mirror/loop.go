@@ -33,9 +33,11 @@ type loop struct {
 	// backwards (Rewind).
 	legacy     map[string]map[migrate.TopicPartition]int64
 	lastResync time.Time // when the latest full resync started (its schedule)
-	polling    bool      // a poll of the Kafka group states is running
-	polled     chan pollResult
-	polls      sync.WaitGroup // the running poll's goroutine: Run returns only after it
+	// keepaliveScan is when keepalivesDue last walked the groups.
+	keepaliveScan time.Time
+	polling       bool // a poll of the Kafka group states is running
+	polled        chan pollResult
+	polls         sync.WaitGroup // the running poll's goroutine: Run returns only after it
 	// failures counts a group's syncs in a row with failed writes; retryAt is when to try again
 	// (backing off, so a partition that keeps failing does not flood the log).
 	failures map[string]int
@@ -232,17 +234,7 @@ func (l *loop) housekeeping(ctx context.Context) {
 		l.lastResync = now
 		return
 	}
-	var due []string
-	for _, g := range l.groups {
-		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
-		// Only an inactive zk-primary group is kept alive (toKafka): any other would never
-		// have keptAlive set and would be re-read from ZooKeeper on every tick.
-		_, waiting := l.retryAt[g]
-		keepsAlive := l.phase[g] == PhaseZKPrimary && !l.kafka[g].Active()
-		if !waiting && keepsAlive && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
-			due = append(due, g)
-		}
-	}
+	due := l.keepalivesDue(now)
 	for g, at := range l.retryAt {
 		if !now.Before(at) {
 			due = append(due, g)
@@ -260,6 +252,28 @@ func (l *loop) housekeeping(ctx context.Context) {
 			l.polled <- poll(ctx, l.m.Kafka, groups, hot)
 		}()
 	}
+}
+
+// keepalivesDue returns the groups due for a keep-alive. The scan walks every group, and
+// keep-alives are hours apart (half the offsets retention), so it runs at most every
+// sixteenth of the interval, not at every poll: a keep-alive is at most that late.
+func (l *loop) keepalivesDue(now time.Time) []string {
+	if now.Sub(l.keepaliveScan) < max(l.m.PollInterval, l.m.KeepaliveInterval/16) {
+		return nil
+	}
+	l.keepaliveScan = now
+	var due []string
+	for _, g := range l.groups {
+		// A group waiting for the retry of a failed write keeps its keep-alive for that retry.
+		// Only an inactive zk-primary group is kept alive (toKafka): any other would never
+		// have keptAlive set and would be re-read from ZooKeeper on every tick.
+		_, waiting := l.retryAt[g]
+		keepsAlive := l.phase[g] == PhaseZKPrimary && !l.kafka[g].Active()
+		if !waiting && keepsAlive && now.Sub(l.keptAlive[g]) >= l.m.KeepaliveInterval {
+			due = append(due, g)
+		}
+	}
+	return due
 }
 
 // hotGroups are the groups whose Kafka commits the poll reads, besides every group's state:
