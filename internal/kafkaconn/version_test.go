@@ -28,6 +28,11 @@ var (
 		[3]int16{5, 0, 0}, [3]int16{6, 0, 3}, [3]int16{7, 1, 1}, [3]int16{8, 0, 2}, [3]int16{9, 0, 2}, [3]int16{10, 0, 0},
 		[3]int16{11, 0, 1}, [3]int16{12, 0, 0}, [3]int16{13, 0, 0}, [3]int16{14, 0, 0}, [3]int16{15, 0, 0}, [3]int16{16, 0, 0},
 		[3]int16{17, 0, 0}, [3]int16{18, 0, 0}, [3]int16{19, 0, 1}, [3]int16{20, 0, 0})
+	// Kafka 1.1.1 (the kafka11 stack), the APIs up to DeleteGroups.
+	kafka111 = apisOf([3]int16{0, 0, 5}, [3]int16{1, 0, 7}, [3]int16{2, 0, 2}, [3]int16{3, 0, 5}, [3]int16{4, 0, 1},
+		[3]int16{5, 0, 0}, [3]int16{6, 0, 4}, [3]int16{7, 0, 1}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{10, 0, 1},
+		[3]int16{11, 0, 2}, [3]int16{12, 0, 1}, [3]int16{13, 0, 1}, [3]int16{14, 0, 1}, [3]int16{15, 0, 1}, [3]int16{16, 0, 1},
+		[3]int16{17, 0, 1}, [3]int16{18, 0, 1}, [3]int16{19, 0, 2}, [3]int16{20, 0, 1}, [3]int16{32, 0, 1}, [3]int16{42, 0, 0})
 )
 
 func TestVersionFromAPIs(t *testing.T) {
@@ -48,7 +53,7 @@ func TestVersionFromAPIs(t *testing.T) {
 		{"kafka 2.1", apisOf([3]int16{8, 0, 6}, [3]int16{9, 0, 5}, [3]int16{18, 0, 2}), sarama.V2_1_0_0, ""},
 		// Below 2.1, from the Kafka protocol's version history of each API.
 		{"kafka 2.0", apisOf([3]int16{1, 0, 8}, [3]int16{3, 0, 6}, [3]int16{8, 0, 4}, [3]int16{9, 0, 4}, [3]int16{18, 0, 2}), sarama.V2_0_0_0, ""},
-		{"kafka 1.1", apisOf([3]int16{1, 0, 7}, [3]int16{3, 0, 5}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}), sarama.V1_1_0_0, ""},
+		{"kafka 1.1 observed", kafka111, sarama.V1_1_0_0, ""},
 		{"kafka 1.0", apisOf([3]int16{1, 0, 6}, [3]int16{3, 0, 5}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}), sarama.V1_0_0_0, ""},
 		{"kafka 0.11", apisOf([3]int16{1, 0, 5}, [3]int16{3, 0, 4}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}), sarama.V0_11_0_0, ""},
 		{"kafka 0.10.2 observed", kafka0102, sarama.V0_10_2_0, ""},
@@ -78,7 +83,7 @@ func TestVersionFromAPIs(t *testing.T) {
 // broker it can be chosen for accepts without a clamp: OffsetCommit v2+ (Kafka 4.x refuses v0/v1,
 // KIP-896; v1 would carry a commit timestamp, v0 write to ZooKeeper), OffsetFetch v2+ (all of a
 // group's partitions, KIP-88), ListOffsets v1+ (one offset per partition; 4.x refuses v0), and,
-// on the observed 0.10.2 broker, nothing above its own maximum.
+// on the observed 0.10.2 and 1.1 brokers, nothing above their own maximum.
 func TestMilestonesRequestVersions(t *testing.T) {
 	versions := []sarama.KafkaVersion{MinVersion}
 	for _, m := range milestones {
@@ -97,20 +102,29 @@ func TestMilestonesRequestVersions(t *testing.T) {
 			t.Errorf("version %s: ListOffsets v%d, want >= 1", v, got)
 		}
 	}
-	conf := sarama.NewConfig()
-	conf.Version = MinVersion
-	for _, r := range []struct {
-		name string
-		api  int16
-		got  int16
-	}{
-		{"OffsetCommit", apiOffsetCommit, sarama.NewOffsetCommitRequest(conf, "g").Version},
-		{"OffsetFetch", apiOffsetFetch, sarama.NewOffsetFetchRequest(MinVersion, "g", nil).Version},
-		{"ListOffsets", apiListOffsets, sarama.NewOffsetRequest(MinVersion).Version},
-		{"Metadata", apiMetadata, sarama.NewMetadataRequest(MinVersion, nil).Version},
-	} {
-		if max := kafka0102[r.api].max; r.got > max {
-			t.Errorf("%s: sarama builds v%d for %s, Kafka 0.10.2.2 takes up to v%d", r.name, r.got, MinVersion, max)
+	for _, b := range []struct {
+		release string
+		apis    map[int16]apiRange
+	}{{"0.10.2.2", kafka0102}, {"1.1.1", kafka111}} {
+		v, err := versionFromAPIs(b.apis)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := sarama.NewConfig()
+		conf.Version = v
+		for _, r := range []struct {
+			name string
+			api  int16
+			got  int16
+		}{
+			{"OffsetCommit", apiOffsetCommit, sarama.NewOffsetCommitRequest(conf, "g").Version},
+			{"OffsetFetch", apiOffsetFetch, sarama.NewOffsetFetchRequest(v, "g", nil).Version},
+			{"ListOffsets", apiListOffsets, sarama.NewOffsetRequest(v).Version},
+			{"Metadata", apiMetadata, sarama.NewMetadataRequest(v, nil).Version},
+		} {
+			if max := b.apis[r.api].max; r.got > max {
+				t.Errorf("%s: sarama builds v%d at %s, Kafka %s takes up to v%d", r.name, r.got, v, b.release, max)
+			}
 		}
 	}
 }
