@@ -43,3 +43,32 @@ func TestOnlyTopics(t *testing.T) {
 		t.Fatalf("onlyTopics = %+v, %+v; want a as answered, gone as UNKNOWN_TOPIC_OR_PARTITION, other left out", got[0], got[len(got)-1])
 	}
 }
+
+// The DescribeGroups and DescribeConfigs versions built for each release line must be within
+// what that release's brokers take (their ApiVersions; 0.10.2.2 and 1.1.1 observed on the
+// stack, the others from the release's kafka-clients): nothing relies on being cut down.
+func TestAdminVersionsPerRelease(t *testing.T) {
+	tests := []struct {
+		version                  sarama.KafkaVersion
+		describeGroups, describe int16 // the broker's maximum; describe -1: no DescribeConfigs
+	}{
+		{sarama.V0_10_2_0, 0, -1},
+		{sarama.V0_11_0_0, 1, 0},
+		{sarama.V1_0_0_0, 1, 0},
+		{sarama.V1_1_0_0, 1, 1},
+		{sarama.V2_0_0_0, 2, 2},
+		{sarama.V2_1_0_0, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version.String(), func(t *testing.T) {
+			if got := describeGroupsVersion(tt.version); got > tt.describeGroups {
+				t.Errorf("DescribeGroups v%d, the broker takes up to v%d", got, tt.describeGroups)
+			}
+			if tt.describe >= 0 {
+				if got := describeConfigsVersion(tt.version); got > tt.describe {
+					t.Errorf("DescribeConfigs v%d, the broker takes up to v%d", got, tt.describe)
+				}
+			}
+		})
+	}
+}

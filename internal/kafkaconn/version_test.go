@@ -28,6 +28,20 @@ var (
 		[3]int16{5, 0, 0}, [3]int16{6, 0, 3}, [3]int16{7, 1, 1}, [3]int16{8, 0, 2}, [3]int16{9, 0, 2}, [3]int16{10, 0, 0},
 		[3]int16{11, 0, 1}, [3]int16{12, 0, 0}, [3]int16{13, 0, 0}, [3]int16{14, 0, 0}, [3]int16{15, 0, 0}, [3]int16{16, 0, 0},
 		[3]int16{17, 0, 0}, [3]int16{18, 0, 0}, [3]int16{19, 0, 1}, [3]int16{20, 0, 0})
+	// Kafka 0.11.0.3, 1.0.2 and 2.0.1, not run here: the ranges of those releases' kafka-clients
+	// ApiKeys (oldestVersion-latestVersion), which their brokers share.
+	kafka011 = apisOf([3]int16{0, 0, 3}, [3]int16{1, 0, 5}, [3]int16{2, 0, 2}, [3]int16{3, 0, 4}, [3]int16{4, 0, 0}, [3]int16{5, 0, 0}, [3]int16{6, 0, 3},
+		[3]int16{7, 1, 1}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{10, 0, 1}, [3]int16{11, 0, 2}, [3]int16{12, 0, 1}, [3]int16{13, 0, 1},
+		[3]int16{14, 0, 1}, [3]int16{15, 0, 1}, [3]int16{16, 0, 1}, [3]int16{17, 0, 0}, [3]int16{18, 0, 1}, [3]int16{19, 0, 2}, [3]int16{20, 0, 1},
+		[3]int16{32, 0, 0})
+	kafka10 = apisOf([3]int16{0, 0, 5}, [3]int16{1, 0, 6}, [3]int16{2, 0, 2}, [3]int16{3, 0, 5}, [3]int16{4, 0, 1}, [3]int16{5, 0, 0}, [3]int16{6, 0, 4},
+		[3]int16{7, 0, 1}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{10, 0, 1}, [3]int16{11, 0, 2}, [3]int16{12, 0, 1}, [3]int16{13, 0, 1},
+		[3]int16{14, 0, 1}, [3]int16{15, 0, 1}, [3]int16{16, 0, 1}, [3]int16{17, 0, 1}, [3]int16{18, 0, 1}, [3]int16{19, 0, 2}, [3]int16{20, 0, 1},
+		[3]int16{32, 0, 0})
+	kafka20 = apisOf([3]int16{0, 0, 6}, [3]int16{1, 0, 8}, [3]int16{2, 0, 3}, [3]int16{3, 0, 6}, [3]int16{4, 0, 1}, [3]int16{5, 0, 0}, [3]int16{6, 0, 4},
+		[3]int16{7, 0, 1}, [3]int16{8, 0, 4}, [3]int16{9, 0, 4}, [3]int16{10, 0, 2}, [3]int16{11, 0, 3}, [3]int16{12, 0, 2}, [3]int16{13, 0, 2},
+		[3]int16{14, 0, 2}, [3]int16{15, 0, 2}, [3]int16{16, 0, 2}, [3]int16{17, 0, 1}, [3]int16{18, 0, 2}, [3]int16{19, 0, 3}, [3]int16{20, 0, 2},
+		[3]int16{32, 0, 2}, [3]int16{42, 0, 1})
 	// Kafka 1.1.1 (the kafka11 stack), the APIs up to DeleteGroups.
 	kafka111 = apisOf([3]int16{0, 0, 5}, [3]int16{1, 0, 7}, [3]int16{2, 0, 2}, [3]int16{3, 0, 5}, [3]int16{4, 0, 1},
 		[3]int16{5, 0, 0}, [3]int16{6, 0, 4}, [3]int16{7, 0, 1}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{10, 0, 1},
@@ -51,11 +65,10 @@ func TestVersionFromAPIs(t *testing.T) {
 		{"kafka 2.8", apisOf([3]int16{8, 0, 8}, [3]int16{9, 0, 7}, [3]int16{11, 0, 7}, [3]int16{18, 0, 3}), sarama.V2_4_0_0, ""},
 		{"kafka 2.3", apisOf([3]int16{8, 0, 7}, [3]int16{9, 0, 5}, [3]int16{18, 0, 2}), sarama.V2_3_0_0, ""},
 		{"kafka 2.1", apisOf([3]int16{8, 0, 6}, [3]int16{9, 0, 5}, [3]int16{18, 0, 2}), sarama.V2_1_0_0, ""},
-		// Below 2.1, from the Kafka protocol's version history of each API.
-		{"kafka 2.0", apisOf([3]int16{1, 0, 8}, [3]int16{3, 0, 6}, [3]int16{8, 0, 4}, [3]int16{9, 0, 4}, [3]int16{18, 0, 2}), sarama.V2_0_0_0, ""},
+		{"kafka 2.0", kafka20, sarama.V2_0_0_0, ""},
 		{"kafka 1.1 observed", kafka111, sarama.V1_1_0_0, ""},
-		{"kafka 1.0", apisOf([3]int16{1, 0, 6}, [3]int16{3, 0, 5}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}), sarama.V1_0_0_0, ""},
-		{"kafka 0.11", apisOf([3]int16{1, 0, 5}, [3]int16{3, 0, 4}, [3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}), sarama.V0_11_0_0, ""},
+		{"kafka 1.0", kafka10, sarama.V1_0_0_0, ""},
+		{"kafka 0.11", kafka011, sarama.V0_11_0_0, ""},
 		{"kafka 0.10.2 observed", kafka0102, sarama.V0_10_2_0, ""},
 		{"kafka 0.10.1 refused", apisOf([3]int16{1, 0, 3}, [3]int16{2, 0, 1}, [3]int16{3, 0, 2}, [3]int16{8, 0, 2}, [3]int16{9, 0, 1}, [3]int16{18, 0, 0}),
 			sarama.KafkaVersion{}, "broker is Kafka 0.10.1 (OffsetCommit up to v2, OffsetFetch up to v1): Kafka 0.10.2.0 or newer is required"},
@@ -83,7 +96,7 @@ func TestVersionFromAPIs(t *testing.T) {
 // broker it can be chosen for accepts without a clamp: OffsetCommit v2+ (Kafka 4.x refuses v0/v1,
 // KIP-896; v1 would carry a commit timestamp, v0 write to ZooKeeper), OffsetFetch v2+ (all of a
 // group's partitions, KIP-88), ListOffsets v1+ (one offset per partition; 4.x refuses v0), and,
-// on the observed 0.10.2 and 1.1 brokers, nothing above their own maximum.
+// on each release from 0.10.2 to 2.0, nothing above its own maximum.
 func TestMilestonesRequestVersions(t *testing.T) {
 	versions := []sarama.KafkaVersion{MinVersion}
 	for _, m := range milestones {
@@ -105,7 +118,7 @@ func TestMilestonesRequestVersions(t *testing.T) {
 	for _, b := range []struct {
 		release string
 		apis    map[int16]apiRange
-	}{{"0.10.2.2", kafka0102}, {"1.1.1", kafka111}} {
+	}{{"0.10.2.2", kafka0102}, {"0.11.0.3", kafka011}, {"1.0.2", kafka10}, {"1.1.1", kafka111}, {"2.0.1", kafka20}} {
 		v, err := versionFromAPIs(b.apis)
 		if err != nil {
 			t.Fatal(err)
