@@ -13,9 +13,9 @@ import (
 )
 
 // TestBrokerVersionMigration is the migration a legacy cluster's operator runs, on whichever
-// broker the stack has: scripts/test runs it on every ZooKeeper-mode release of its profiles
-// (the zk profile's 3.9, kafka28's 2.8.2, kafka21's 2.1.1, kafka11's 1.1.1 and kafka0102's
-// 0.10.2.2, the oldest the tool speaks). Every verb: plan, copy --execute, verify, verify
+// broker the stack has: scripts/test runs it on every release of its profiles (the zk profile's
+// 3.9, kraft's 4.x, kafka28's 2.8.2, kafka21's 2.1.1, kafka20's 2.0.1, kafka11's 1.1.1, kafka011's
+// 0.11.0.3 and kafka0102's 0.10.2.2, the oldest the tool speaks). Every verb: plan, copy --execute, verify, verify
 // --via-topic (which decodes that release's __consumer_offsets records itself: on kafka0102
 // gzip-compressed magic-1 message sets), export from both stores, restore into Kafka, and
 // dual-commit mirroring a change; Kafka's own consumer-groups tool of the same release is the
@@ -95,7 +95,7 @@ func TestBrokerVersionLegacyConsumer(t *testing.T) {
 	e := newEnv(t)
 	name, ok := scalaConsumers[e.st.Profile]
 	if !ok {
-		t.Skipf("the %s stack has no Scala consumer of its own release (the profiles with one: kafka11, kafka0102)", e.st.Profile)
+		t.Skipf("no Scala consumer runs on the %s stack: kafka11 and kafka0102 run their release's (it left Kafka in 2.0)", e.st.Profile)
 	}
 	const k, n = 7, 12 // k records when the legacy consumer runs, n after the copy
 	zkURL := e.st.ZK + brokerChroot
