@@ -341,8 +341,11 @@ func TestKeepaliveUnknownRetention(t *testing.T) {
 	f := newFixture()
 	f.kafka.SetRetention(0)
 	f.m.KeepaliveInterval = 0
-	// The refusal comes before the run starts: Run returns it without being stopped.
-	err := f.m.Run(context.Background())
+	// The refusal comes before the run starts: Run returns it without being stopped. Were it
+	// gone, the run would mirror until the deadline, then fail below instead of hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	err := f.m.Run(ctx)
 	if err == nil || !strings.Contains(err.Error(), "does not report offsets.retention.minutes") {
 		t.Fatalf("Run = %v, want the refusal naming offsets.retention.minutes", err)
 	}
