@@ -8,7 +8,9 @@ import (
 )
 
 func TestOffsetTable(t *testing.T) {
-	tp := func(topic string, p int32) migrate.TopicPartition { return migrate.TopicPartition{Topic: topic, Partition: p} }
+	tp := func(topic string, p int32) migrate.TopicPartition {
+		return migrate.TopicPartition{Topic: topic, Partition: p}
+	}
 	cases := []struct {
 		name   string
 		m      map[migrate.TopicPartition]int64
