@@ -29,14 +29,20 @@ func notKafka(ctx context.Context, addr string, timeout time.Duration, err error
 	if errors.As(err, &perr) {
 		return &NotKafkaError{Addr: addr, Hint: "its answer is not a Kafka response (" + perr.Info + ")"}
 	}
-	var op *net.OpError
-	if errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial") || ctx.Err() != nil {
+	if unreached(ctx, err) {
 		return nil
 	}
 	if answersAsZooKeeper(ctx, addr, timeout) {
 		return &NotKafkaError{Addr: addr, Hint: "is it ZooKeeper?"}
 	}
 	return nil
+}
+
+// unreached reports whether err says nothing answered at all (refused, the dial failed, ctx
+// ended): asking the address anything else would only wait again.
+func unreached(ctx context.Context, err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial") || ctx.Err() != nil
 }
 
 // answersAsZooKeeper asks addr ZooKeeper's four-letter word "srvr". A ZooKeeper server answers
@@ -72,9 +78,11 @@ func answersAsZooKeeper(ctx context.Context, addr string, timeout time.Duration)
 // not Kafka.
 func describeProbeError(ctx context.Context, cfg Config, addr string, err error) (error, bool) {
 	// Before the SASL diagnosis: a broker too old for our SASL exchange fails it in ways that
-	// read as a refused password or a dropped connection.
-	if old := saslTooOld(ctx, cfg, addr); old != nil {
-		return old, true
+	// read as a refused password or a dropped connection. Not asked where nothing answered.
+	if !unreached(ctx, err) {
+		if old := saslTooOld(ctx, cfg, addr); old != nil {
+			return old, true
+		}
 	}
 	aerr, ok := cfg.Security.authError(addr, err)
 	if ok {
