@@ -183,8 +183,8 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.DurationVar(&g.zkSessionTimeout, "zk-session-timeout", 10*time.Second, "ZooKeeper session timeout")
 	f.StringVar(&g.zkAuth, "zk-auth", "", "ZooKeeper digest auth as digest:user:password (prefer ZK2KAFKA_ZK_AUTH or --zk-auth-file)")
 	f.StringVar(&g.zkAuthFile, "zk-auth-file", "", "file holding the ZooKeeper digest auth (digest:user:password)")
-	f.IntVar(&g.zkConnections, "zk-connections", zkreader.DefaultConnections, "ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default)")
-	f.IntVar(&g.zkInFlight, "zk-in-flight", zkreader.DefaultInFlight, "ZooKeeper requests outstanding at once, over all connections")
+	f.IntVar(&g.zkConnections, "zk-connections", 0, fmt.Sprintf("ZooKeeper sessions to read over (each pipelines its requests; ZooKeeper allows 60 per client address by default); 0: %d on ZooKeeper 3.6+ (multiRead), %d on older servers", zkreader.MultiConnections, zkreader.SingleConnections))
+	f.IntVar(&g.zkInFlight, "zk-in-flight", 0, fmt.Sprintf("ZooKeeper requests outstanding at once, over all connections; 0: %d on ZooKeeper 3.6+ (multiRead), %d on older servers", zkreader.MultiInFlight, zkreader.SingleInFlight))
 	g.zkData.addFlags(root)
 	g.zkTLSFlags.addFlags(root)
 	f.BoolVar(&g.legacyStopped, "legacy-stopped", false, "the legacy consumers are stopped, for sources that cannot see them running: "+
@@ -248,11 +248,11 @@ func (g *globalOptions) setupZK() error {
 	if g.zkSessionTimeout < time.Second {
 		return fmt.Errorf("--zk-session-timeout: %s is too short, expected at least 1s", g.zkSessionTimeout)
 	}
-	if g.zkConnections < 1 || g.zkConnections > 64 {
-		return fmt.Errorf("--zk-connections: %d is out of range, expected 1..64", g.zkConnections)
+	if g.zkConnections < 0 || g.zkConnections > 64 {
+		return fmt.Errorf("--zk-connections: %d is out of range, expected 1..64 (or 0: by ZooKeeper's version)", g.zkConnections)
 	}
-	if g.zkInFlight < 1 {
-		return fmt.Errorf("--zk-in-flight: %d is out of range, expected at least 1", g.zkInFlight)
+	if g.zkInFlight < 0 {
+		return fmt.Errorf("--zk-in-flight: %d is out of range, expected at least 1 (or 0: by ZooKeeper's version)", g.zkInFlight)
 	}
 	if g.zkAuth == "" && g.zkAuthFile != "" {
 		b, err := os.ReadFile(g.zkAuthFile)

@@ -100,7 +100,7 @@ func configCorpus() []badInput {
 		{"config: unknown key", withConfig("kafak: 127.0.0.1:9092\n"), 1, []string{"unknown key(s) kafak"}},
 		{"config: execute from a file", withConfig("execute: true\n"), 1, []string{`"execute" is taken only from the command line`}},
 		{"config: not a number", withConfig("zk-connections: many\n"), 1, []string{"zk-connections", "many"}},
-		{"config: out of range", withConfig("zk-connections: 0\n"), 1, []string{"--zk-connections: 0"}},
+		{"config: out of range", withConfig("zk-connections: -1\n"), 1, []string{"--zk-connections: -1"}},
 		{"config: duration without unit", withConfig("zk-session-timeout: 10\n"), 1, []string{"zk-session-timeout", "missing unit"}},
 		{"config: bad policy", withConfig("on-conflict: newest\n"), 1, []string{"newest"}},
 		{"config: missing file", func(e *env, g, backup string) []string {

@@ -9,7 +9,7 @@ import (
 
 // DefaultChunkGroups is how many groups a Planner plans at a time: few enough that a chunk of
 // 100-partition groups stays a few MB.
-const DefaultChunkGroups = 500
+const DefaultChunkGroups = 200
 
 // Planner computes the same plan as ReadInputs and Build, a chunk of groups at a time, so that
 // memory is bounded by the chunk size, the groups being read and the number of topics, not by

@@ -25,17 +25,28 @@ import (
 // Defaults applied by Open to zero Config fields.
 const (
 	DefaultSessionTimeout = 10 * time.Second
-	// DefaultConnections is 16: ZooKeeper serves each session's requests in order, so more
-	// sessions spread its work over its threads, and a plan over 16 came closest to the raw
-	// reader's time of the counts tried (docs/benchmarks.md). ZooKeeper allows 60 sessions per
-	// client address by default.
-	DefaultConnections = 16
-	// DefaultInFlight is 1024: a deeper pipeline keeps ZooKeeper busy while answers travel, and
-	// it read faster than 256 (docs/benchmarks.md; the groups in flight follow as InFlight/4).
-	// ZooKeeper queues what is above its globalOutstandingLimit (1000)
+	defaultPort           = "2181"
+)
+
+// The pool's size when Connections and InFlight are left zero depends on the read path, which
+// Open learns from the servers' versions.
+const (
+	// SingleConnections is 16 on single requests (servers before 3.6, a request per znode):
+	// ZooKeeper serves each session's requests in order, so more sessions spread its work over
+	// its threads, and a plan over 16 came closest to the raw reader's time of the counts tried
+	// (docs/benchmarks.md). ZooKeeper allows 60 sessions per client address by default.
+	SingleConnections = 16
+	// SingleInFlight is 1024 on single requests: a deeper pipeline keeps ZooKeeper busy while
+	// answers travel, and it read faster than 256 (docs/benchmarks.md; the groups in flight
+	// follow as InFlight/4). ZooKeeper queues what is above its globalOutstandingLimit (1000)
 	// instead of failing; lower --zk-in-flight on an ensemble the brokers need quiet.
-	DefaultInFlight = 1024
-	defaultPort     = "2181"
+	SingleInFlight = 1024
+	// MultiConnections and MultiInFlight size the pool on ZooKeeper 3.6+, where a group's reads
+	// are three multiRead requests: 4 sessions and 256 requests (64 groups) in flight read a
+	// million offsets as fast as 16 and 1024 did, at half the memory. Each session costs two
+	// 1.5 MB buffers of go-zookeeper's, and each group in flight is held whole.
+	MultiConnections = 4
+	MultiInFlight    = 256
 )
 
 // Config says how to reach ZooKeeper. The zero value of every field but Servers means "default".
@@ -48,9 +59,10 @@ type Config struct {
 	// session before it reports ZooKeeper as unreachable. Default 10s.
 	SessionTimeout time.Duration
 	// Connections is the pool size: each connection pipelines its own requests, several
-	// connections scale further. Default 16.
+	// connections scale further. Default by read path: MultiConnections or SingleConnections.
 	Connections int
-	// InFlight bounds the requests outstanding at once over the whole pool. Default 1024.
+	// InFlight bounds the requests outstanding at once over the whole pool. Default by read
+	// path: MultiInFlight or SingleInFlight.
 	InFlight int
 	// GroupsInFlight bounds how many groups ReadGroups holds in memory at once.
 	// Default InFlight/4 (at least 1).
@@ -92,8 +104,8 @@ func (c Config) LogValue() slog.Value {
 // String is LogValue for fmt: a Config printed with %v never shows the password.
 func (c Config) String() string { return c.LogValue().String() }
 
-// withDefaults returns c with every zero field replaced by its default, or an error for a
-// negative one.
+// withDefaults returns c with its session timeout defaulted, or an error for a negative field.
+// The pool's sizes are left to sizedFor, once the read path is known.
 func (c Config) withDefaults() (Config, error) {
 	if c.SessionTimeout < 0 || c.Connections < 0 || c.InFlight < 0 || c.GroupsInFlight < 0 {
 		return c, errors.New("zookeeper config: session timeout, connections and in-flight limits must not be negative")
@@ -101,16 +113,25 @@ func (c Config) withDefaults() (Config, error) {
 	if c.SessionTimeout == 0 {
 		c.SessionTimeout = DefaultSessionTimeout
 	}
+	return c, nil
+}
+
+// sizedFor returns c with the pool's zero sizes replaced by the defaults of its read path.
+func (c Config) sizedFor(multi bool) Config {
+	conns, inFlight := SingleConnections, SingleInFlight
+	if multi {
+		conns, inFlight = MultiConnections, MultiInFlight
+	}
 	if c.Connections == 0 {
-		c.Connections = DefaultConnections
+		c.Connections = conns
 	}
 	if c.InFlight == 0 {
-		c.InFlight = DefaultInFlight
+		c.InFlight = inFlight
 	}
 	if c.GroupsInFlight == 0 {
 		c.GroupsInFlight = max(1, c.InFlight/4)
 	}
-	return c, nil
+	return c
 }
 
 // parseAuth splits "digest:user:password" into the scheme and the bytes ZooKeeper's AddAuth

@@ -110,11 +110,32 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.SessionTimeout != DefaultSessionTimeout || c.Connections != DefaultConnections ||
-		c.InFlight != DefaultInFlight || c.GroupsInFlight != DefaultInFlight/4 {
-		t.Errorf("defaults = %+v", c.LogValue())
+	if c.SessionTimeout != DefaultSessionTimeout || c.Connections != 0 || c.InFlight != 0 {
+		t.Errorf("defaults = %+v, want the session timeout and the pool left to the read path", c.LogValue())
 	}
 	if _, err := (Config{InFlight: -1}).withDefaults(); err == nil {
 		t.Error("negative InFlight accepted")
+	}
+}
+
+// TestConfigSizedFor: the pool's zero sizes follow the read path; sizes given are kept.
+func TestConfigSizedFor(t *testing.T) {
+	tests := []struct {
+		name                    string
+		in                      Config
+		multi                   bool
+		conns, inFlight, groups int
+	}{
+		{"multiRead", Config{}, true, MultiConnections, MultiInFlight, MultiInFlight / 4},
+		{"single requests", Config{}, false, SingleConnections, SingleInFlight, SingleInFlight / 4},
+		{"given sizes kept", Config{Connections: 3, InFlight: 40, GroupsInFlight: 7}, true, 3, 40, 7},
+		{"groups follow the given in-flight", Config{InFlight: 2}, false, SingleConnections, 2, 1},
+	}
+	for _, tt := range tests {
+		c := tt.in.sizedFor(tt.multi)
+		if c.Connections != tt.conns || c.InFlight != tt.inFlight || c.GroupsInFlight != tt.groups {
+			t.Errorf("%s: sizedFor = %d connections, %d in flight, %d groups; want %d, %d, %d",
+				tt.name, c.Connections, c.InFlight, c.GroupsInFlight, tt.conns, tt.inFlight, tt.groups)
+		}
 	}
 }

@@ -214,6 +214,20 @@ func TestZooKeeperVersions(t *testing.T) {
 			if chosen.multi.Load() != v.multi {
 				t.Fatalf("ZooKeeper %s: multiRead %v, want %v", v.version, chosen.multi.Load(), v.multi)
 			}
+			// The pool left to its defaults is sized by the path found.
+			sized, err := Open(ctx, Config{Servers: cfg.Servers, Auth: cfg.Auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantConns, wantInFlight := SingleConnections, SingleInFlight
+			if v.multi {
+				wantConns, wantInFlight = MultiConnections, MultiInFlight
+			}
+			if len(sized.conns) != wantConns || cap(sized.sideSlots) != wantInFlight/4 || sized.groupsInFlight != wantInFlight/4 {
+				t.Errorf("ZooKeeper %s: default pool of %d sessions, %d multiReads and %d groups in flight; want %d, %d, %d",
+					v.version, len(sized.conns), cap(sized.sideSlots), sized.groupsInFlight, wantConns, wantInFlight/4, wantInFlight/4)
+			}
+			sized.Close()
 			single := openPath(t, cfg, false)
 			if v.multi {
 				compareReads(t, chosen, single, groups)

@@ -73,45 +73,38 @@ func prepare(ctx context.Context, cfg Config) (Config, *Reader, string, []byte, 
 	// resolver must not add its own retries to every run.
 	lctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
 	defer cancel()
-	r := &Reader{hosts: hosts, chroot: chroot, groupsInFlight: cfg.GroupsInFlight, log: log, tls: cfg.TLS,
-		calls: newCalls(cfg.InFlight), check: newOpenCheck(lctx, hosts, cfg.SessionTimeout),
-		sideSlots: make(chan struct{}, max(1, cfg.InFlight/4))}
+	r := &Reader{hosts: hosts, chroot: chroot, log: log, tls: cfg.TLS, check: newOpenCheck(lctx, hosts, cfg.SessionTimeout)}
 	return cfg, r, scheme, auth, nil
+}
+
+// limit sets the Reader's bounds from cfg's sizes (sizedFor): before its first read.
+func (r *Reader) limit(cfg Config) {
+	r.groupsInFlight = cfg.GroupsInFlight
+	r.calls = newCalls(cfg.InFlight)
+	r.sideSlots = make(chan struct{}, max(1, cfg.InFlight/4))
 }
 
 // Open dials cfg.Connections connections and waits until each has a session (bounded by ctx
 // and cfg.SessionTimeout) and, with cfg.Auth, has sent its digest credentials. An unreachable
 // ZooKeeper is one error naming the servers; when every server refuses the connection or answers
-// but not as ZooKeeper (a *NotZooKeeperError), that error comes at once.
+// but not as ZooKeeper (a *NotZooKeeperError), that error comes at once. With Connections left
+// zero, the multiRead path's sessions are dialled while the servers' versions are asked, and the
+// rest of the single-request path's only once the versions say so.
 func Open(ctx context.Context, cfg Config) (*Reader, error) {
 	cfg, r, scheme, auth, err := prepare(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	log := r.log
-	// The servers' versions are asked while the sessions start.
 	detected := make(chan readPath, 1)
 	dctx, cancelDetect := context.WithCancel(ctx)
 	defer cancelDetect()
 	go func() { detected <- detectReadPath(dctx, r.hosts, min(cfg.SessionTimeout, 5*time.Second), r.tls) }()
-	sessions := make([]*session, cfg.Connections)
-	for i := range sessions {
-		s := &session{ready: make(chan struct{}), log: log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
-		c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
-			zk.WithEventCallback(s.event),
-			zk.WithDialer(s.dial),
-			zk.WithLogger(s),
-			zk.WithLogInfo(log.Enabled(ctx, slog.LevelDebug)),
-		)
-		if err != nil {
-			r.Close()
-			return nil, fmt.Errorf("zookeeper %s: %w", r.servers(), err)
-		}
-		r.conns = append(r.conns, c)
-		r.sessions = append(r.sessions, s)
-		sessions[i] = s
+	first := cfg.Connections
+	if first == 0 {
+		first = min(MultiConnections, SingleConnections)
 	}
-	if err := r.waitSessions(ctx, cfg.SessionTimeout, sessions, scheme, auth); err != nil {
+	if err := r.dial(ctx, cfg, first, scheme, auth); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -119,13 +112,44 @@ func Open(ctx context.Context, cfg Config) (*Reader, error) {
 	if cfg.NoMultiRead {
 		path = readPath{reason: "multiRead turned off (Config.NoMultiRead)"}
 	}
+	cfg = cfg.sizedFor(path.multi)
+	r.limit(cfg)
+	if err := r.dial(ctx, cfg, cfg.Connections-len(r.conns), scheme, auth); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if path.multi {
 		r.warmUp()
 	}
 	r.multi.Store(path.multi)
 	log.Debug("zookeeper connected", "servers", r.servers(), "chroot", r.chroot, "connections", len(r.conns),
-		"multiread", path.multi, "why", path.reason)
+		"in_flight", cfg.InFlight, "multiread", path.multi, "why", path.reason)
 	return r, nil
+}
+
+// dial adds n connections to the pool and waits for their sessions.
+func (r *Reader) dial(ctx context.Context, cfg Config, n int, scheme string, auth []byte) error {
+	sessions := make([]*session, 0, max(n, 0))
+	for range n {
+		i := len(r.conns)
+		s := &session{ready: make(chan struct{}), log: r.log.With("zk_conn", i), maxWait: cfg.SessionTimeout, check: r.check, tls: r.tls}
+		c, _, err := zk.Connect(r.hosts, cfg.SessionTimeout,
+			zk.WithEventCallback(s.event),
+			zk.WithDialer(s.dial),
+			zk.WithLogger(s),
+			zk.WithLogInfo(r.log.Enabled(ctx, slog.LevelDebug)),
+		)
+		if err != nil {
+			return fmt.Errorf("zookeeper %s: %w", r.servers(), err)
+		}
+		r.conns = append(r.conns, c)
+		r.sessions = append(r.sessions, s)
+		sessions = append(sessions, s)
+	}
+	if len(sessions) == 0 {
+		return nil
+	}
+	return r.waitSessions(ctx, cfg.SessionTimeout, sessions, scheme, auth)
 }
 
 // waitSessions waits for every connection's session and authenticates it. go-zookeeper takes
@@ -187,7 +211,9 @@ func (r *Reader) startSession(ctx context.Context, c *zk.Conn, s *session, schem
 
 // Close ends every session. Ephemeral znodes created through this Reader vanish with it.
 func (r *Reader) Close() {
-	r.calls.close()
+	if r.calls != nil { // nil when Open failed before the pool was sized
+		r.calls.close()
+	}
 	var wg sync.WaitGroup
 	for _, c := range r.conns {
 		// go-zookeeper's Close waits up to a few seconds for the server: close in parallel.

@@ -75,7 +75,6 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 	if err != nil {
 		return nil, err
 	}
-	r.groupsInFlight = 1
 	log := r.log
 	// The versions are asked while the session starts, as Open does.
 	detected := make(chan readPath, 1)
@@ -97,6 +96,9 @@ func openWatcher(ctx context.Context, cfg Config, dial dialFunc) (*Watcher, erro
 		return nil, err
 	}
 	path := <-detected
+	cfg = cfg.sizedFor(path.multi)
+	cfg.GroupsInFlight = 1
+	w.r.limit(cfg)
 	if cfg.NoPersistentWatch {
 		path = readPath{reason: "persistent watches turned off (Config.NoPersistentWatch)"}
 	}
