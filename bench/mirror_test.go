@@ -52,6 +52,7 @@ func (c *syncCounter) GroupSynced(s mirror.GroupStatus) {
 func (c *syncCounter) SyncFailed([]string, error)        { c.failed.Add(1) }
 func (c *syncCounter) SelectionChanged(mirror.Selection) {}
 func (c *syncCounter) LoopState(mirror.LoopState)        {}
+func (c *syncCounter) LegacyLag(string, int64)           {}
 
 func (c *syncCounter) lastWrite(g string) time.Time {
 	c.mu.Lock()

@@ -134,6 +134,15 @@ func (o *dualObserver) countError() {
 	o.mu.Unlock()
 }
 
+// LegacyLag sets the group's lag gauge while Kafka is slow to answer its read (an outage's first
+// read takes the whole retry budget to fail): the sync's own report follows.
+func (o *dualObserver) LegacyLag(group string, lag int64) {
+	o.m.lag.WithLabelValues(group).Set(float64(lag))
+	o.mu.Lock()
+	o.lag[group] = lag
+	o.mu.Unlock()
+}
+
 func (o *dualObserver) SyncFailed(groups []string, err error) {
 	o.m.syncFailures.Inc()
 	o.mu.Lock()

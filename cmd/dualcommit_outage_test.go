@@ -48,6 +48,11 @@ func TestDualCommitMetricsKafkaOutage(t *testing.T) {
 			}
 		}
 	}
+	// A read of Kafka still waiting sets the lag from the ZooKeeper read alone.
+	o.LegacyLag("g", 180)
+	if body := scrape(t, o); !strings.Contains(body, `zk2kafka_dual_commit_lag_offsets{group="g"} 180`) {
+		t.Errorf("LegacyLag did not set the lag gauge:\n%s", body)
+	}
 	if n := strings.Count(logs.String(), "writes failed"); n != 0 {
 		t.Errorf("%d per-group failure lines for an outage the batch's line reports:\n%s", n, logs)
 	}

@@ -26,6 +26,7 @@ type observer struct {
 	selections chan mirror.Selection
 	mu         sync.Mutex
 	state      mirror.LoopState // the latest
+	lags       map[string]int64 // the latest LegacyLag of each group
 }
 
 func newObserver() *observer {
@@ -37,6 +38,23 @@ func (o *observer) GroupSynced(s mirror.GroupStatus)    { o.synced <- s }
 func (o *observer) SyncFailed(_ []string, err error)    { o.failed <- err }
 func (o *observer) SelectionChanged(s mirror.Selection) { o.selections <- s }
 func (o *observer) LoopState(s mirror.LoopState)        { o.mu.Lock(); o.state = s; o.mu.Unlock() }
+
+func (o *observer) LegacyLag(group string, lag int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.lags == nil {
+		o.lags = map[string]int64{}
+	}
+	o.lags[group] = lag
+}
+
+// legacyLag returns the latest LegacyLag reported of group, and whether one was.
+func (o *observer) legacyLag(group string) (int64, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	lag, ok := o.lags[group]
+	return lag, ok
+}
 
 // next returns the next status of group, skipping other groups' statuses.
 func (o *observer) next(t *testing.T, group string) mirror.GroupStatus {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
@@ -25,8 +26,9 @@ func (e errKafkaDown) Unwrap() error { return e.err }
 // readKafka reads the batch's Kafka group states. While Kafka is down, the read gets one poll
 // interval, and when *tried (an earlier batch of this pass tried already) none: it fails at
 // once with the failure that made Kafka down. The background poll still reads with the whole
-// budget, and a success of either ends the state (kafkaAnswered).
-func (l *loop) readKafka(ctx context.Context, batch []string, tried *bool) (map[string]migrate.GroupState, error) {
+// budget, and a success of either ends the state (kafkaAnswered). A read not answered within a
+// poll interval reports the lag of the batch's ZooKeeper read meanwhile (legacyLag).
+func (l *loop) readKafka(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup, tried *bool) (map[string]migrate.GroupState, error) {
 	down := l.kafkaDown
 	if down != nil && *tried {
 		return nil, errKafkaDown{down}
@@ -37,7 +39,7 @@ func (l *loop) readKafka(ctx context.Context, batch []string, tried *bool) (map[
 		rctx, cancel = context.WithTimeoutCause(ctx, l.m.PollInterval, errKafkaDown{down})
 	}
 	defer cancel()
-	states, err := l.m.Kafka.Groups(rctx, batch)
+	states, err := l.groupsOrLag(rctx, batch, legacy)
 	switch {
 	case err == nil:
 		l.kafkaAnswered()
@@ -80,4 +82,43 @@ func (l *loop) kafkaAnswered() {
 	}
 	l.remark(due)
 	l.poke()
+}
+
+// groupsOrLag reads the batch's Kafka groups; when Kafka has not answered within one poll
+// interval, it reports the lag of each group as read from ZooKeeper (legacyLag) and waits on.
+func (l *loop) groupsOrLag(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup) (map[string]migrate.GroupState, error) {
+	type read struct {
+		states map[string]migrate.GroupState
+		err    error
+	}
+	done := make(chan read, 1)
+	go func() {
+		states, err := l.m.Kafka.Groups(ctx, batch)
+		done <- read{states, err}
+	}()
+	slow := time.NewTimer(l.m.PollInterval)
+	defer slow.Stop()
+	select {
+	case r := <-done:
+		return r.states, r.err
+	case <-slow.C:
+		l.legacyLag(batch, legacy)
+	}
+	r := <-done
+	return r.states, r.err
+}
+
+// legacyLag reports the lag of each group of batch already seen in Kafka, as of its ZooKeeper
+// read, against Kafka's last acknowledged commits (Observer.LegacyLag).
+func (l *loop) legacyLag(batch []string, legacy map[string]migrate.LegacyGroup) {
+	for _, g := range batch {
+		seen, ok := l.kafka[g]
+		lg, read := legacy[g]
+		if !ok || !read {
+			continue
+		}
+		var st GroupStatus
+		st.measure(l.view(lg, seen.groupState()))
+		l.m.Observer.LegacyLag(g, st.Lag)
+	}
 }

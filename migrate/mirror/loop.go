@@ -275,7 +275,7 @@ func (l *loop) sync(ctx context.Context) {
 		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
 		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
 		// by then.
-		states, err := l.readKafka(ctx, batch, &tried)
+		states, err := l.readKafka(ctx, batch, legacy, &tried)
 		var down errKafkaDown
 		switch {
 		case errors.As(err, &down):

@@ -47,6 +47,12 @@ type Observer interface {
 	// LoopState is the loop's heartbeat: reported after each group synced, each poll tick
 	// and each milestone, so a stale one means the loop is stuck.
 	LoopState(LoopState)
+	// LegacyLag reports a group's lag as of the ZooKeeper read just made, against Kafka's last
+	// acknowledged commits, while the read of Kafka that follows is still waiting after a poll
+	// interval: the first read after Kafka went away takes the adapter's whole retry budget to
+	// fail, and the lag must rise with the legacy commits meanwhile. GroupSynced follows with
+	// the sync's own measure. Only groups already seen in Kafka are reported.
+	LegacyLag(group string, lag int64)
 }
 
 // Selection is the set of groups the mirror keeps in step.

@@ -229,6 +229,34 @@ func TestLagFollowsEveryChangeDuringOutage(t *testing.T) {
 	})
 }
 
+// TestLagRisesDuringTheOutagesFirstRead: the first read after Kafka went away takes the
+// adapter's whole retry budget to fail (Kafka is not known down yet), and the loop waits for it.
+// The lag of the change being synced is reported within a poll interval all the same, measured
+// against Kafka's last acknowledged commit, before that read fails.
+func TestLagRisesDuringTheOutagesFirstRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture()
+		k := &slowKafka{KafkaStore: f.kafka}
+		f.m.Kafka = k
+		f.m.PollInterval = 2 * time.Second
+		f.legacy.SetOffset("g", "t", 0, 10)
+		f.start(t)
+		synctest.Wait()
+		f.obs.drain()
+		k.down.Store(true)
+		f.kafka.FailCommits(errOutage)
+		f.legacy.SetOffset("g", "t", 0, 25)
+		f.watch.fire(t, "g")
+		time.Sleep(f.m.PollInterval + time.Second) // well inside the read's 30 s budget
+		synctest.Wait()
+		if lag, ok := f.obs.legacyLag("g"); !ok || lag != 15 {
+			t.Errorf("lag during the first read of the outage: %d (reported %v), want 15 (ZooKeeper 25, Kafka's last commit 10)", lag, ok)
+		}
+		k.down.Store(false)
+		f.kafka.FailCommits(nil)
+	})
+}
+
 // slowCommitter is a committer whose commits, while down, take the adapter's whole retry budget
 // (30 s) to fail, unless their context ends first.
 type slowCommitter struct {
