@@ -53,7 +53,7 @@ var errNoAddWatch = errors.New("zookeeper server does not serve addWatch")
 // goes first: its answer shows the connection past the handshake and the credentials, so ours
 // cannot overtake them (side.go).
 func (w *Watcher) addWatch(ctx context.Context) error {
-	p := w.listPath()
+	p := w.recursivePath()
 	err := w.r.fanOut(ctx, 1, func(c *zk.Conn, _ int) error {
 		_, _, err := c.Exists(p)
 		return err
@@ -93,6 +93,9 @@ func (w *Watcher) addWatch(ctx context.Context) error {
 // znode created, set or deleted, a registration under ids or owners/<t> coming and going.
 // Anything else (a registration rewritten in place, znodes of other names) is not reported.
 func (run *watchRun) recursiveTarget(ev zk.Event) (list bool, group string) {
+	if run.w.storm != nil {
+		return run.stormTarget(ev)
+	}
 	comesOrGoes := ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted
 	root := run.w.listPath()
 	if ev.Path == root {

@@ -2,6 +2,7 @@ package zkreader
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -57,6 +58,53 @@ func TestRecursiveTarget(t *testing.T) {
 		list, group := run.recursiveTarget(zk.Event{Type: c.typ, Path: c.path})
 		if list != c.list || group != c.group {
 			t.Errorf("%s %s: list %v, group %q; want %v, %q", c.typ, c.path, list, group, c.list, c.group)
+		}
+	}
+}
+
+// TestStormTarget: the recursive watch on a spout's folder maps to what the one-shot watches
+// of the spout (stormArm) report: its folder coming and going (the list too), its wildcard topic
+// folders coming and going, its partition znodes created, set or deleted.
+func TestStormTarget(t *testing.T) {
+	const (
+		created = zk.EventNodeCreated
+		set     = zk.EventNodeDataChanged
+		deleted = zk.EventNodeDeleted
+	)
+	for _, root := range []string{"/spouts", "/"} {
+		run := &watchRun{w: &Watcher{r: &Reader{chroot: "/kafka"}, storm: &StormLayout{Root: root, SpoutID: "s1", Group: "g"}},
+			groups: map[string]bool{"g": true}}
+		d := strings.TrimSuffix("/kafka"+root, "/") + "/s1"
+		if got := run.w.recursivePath(); got != d {
+			t.Errorf("root %s: recursive watch on %s, want the spout's folder %s", root, got, d)
+		}
+		if got, want := run.w.listPath(), strings.TrimSuffix("/kafka"+root, "/"); got != want {
+			t.Errorf("root %s: groups listed from %s, want %s", root, got, want)
+		}
+		for _, c := range []struct {
+			path  string
+			typ   zk.EventType
+			list  bool
+			group string
+		}{
+			{d, created, true, "g"},
+			{d, deleted, true, "g"},
+			{d, set, false, ""},
+			{d + "/partition_0", created, false, "g"},
+			{d + "/partition_0", set, false, "g"},
+			{d + "/partition_0", deleted, false, "g"},
+			{d + "/topic-a", created, false, "g"}, // a wildcard topic folder
+			{d + "/topic-a", set, false, ""},
+			{d + "/topic-a/partition_3", set, false, "g"},
+			{d + "/topic-a/partition_3", deleted, false, "g"},
+			{d + "/topic-a/notes", created, false, ""},
+			{d + "/topic-a/x/partition_3", set, false, ""}, // deeper than a spout writes
+			{d + "0/partition_0", set, false, ""},          // another spout's folder
+		} {
+			list, group := run.recursiveTarget(zk.Event{Type: c.typ, Path: c.path})
+			if list != c.list || group != c.group {
+				t.Errorf("root %s: %s %s: list %v, group %q; want %v, %q", root, c.typ, c.path, list, group, c.list, c.group)
+			}
 		}
 	}
 }

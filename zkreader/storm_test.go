@@ -323,17 +323,26 @@ func TestStormStoreRecheck(t *testing.T) {
 
 // TestStormWatcher: the watcher reports the spout's group when a partition znode is updated in
 // place (as ZkState.writeJSON does), when a wildcard topic folder and its znodes appear, and
-// the list when the spout's folder is created.
+// the list when the spout's folder is created; on both paths (a recursive watch on the spout's
+// folder on ZooKeeper 3.6+, one-shot watches otherwise).
 func TestStormWatcher(t *testing.T) {
+	forWatchPaths(t, testStormWatcher)
+}
+
+func testStormWatcher(t *testing.T, oneShot bool) {
 	e := newEnv(t)
 	ctx := context.Background()
 	open := zk.WorldACL(zk.PermAll)
 	e.create(t, "/so/other/partition_0", stormZnode("1", "0", "t"), open) // the root exists
-	w, err := OpenStormWatcher(ctx, Config{Servers: e.servers()}, StormLayout{Root: "/so", SpoutID: "sp", Group: "g"})
+	w, err := OpenStormWatcher(ctx, Config{Servers: e.servers(), NoPersistentWatch: oneShot}, StormLayout{Root: "/so", SpoutID: "sp", Group: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
+	persistent := w.persistent.Load()
+	if oneShot && persistent {
+		t.Fatal("one-shot watches asked for, the persistent watch taken")
+	}
 	c := startWatch(t, w, "g")
 	e.create(t, "/so/sp/partition_0", stormZnode("5", "0", "t"), open)
 	c.listed(t, "the spout's folder created")
@@ -345,19 +354,27 @@ func TestStormWatcher(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The data watch of partition_0 is armed once the report of its creation was made; wait
-	// until it is, so that the update below is seen by that watch.
-	waitArmed(t, w, e.root+"/so/sp/partition_0")
+	// On one-shot watches the data watch of partition_0 is armed once the report of its
+	// creation was made; wait until it is, so that the update below is seen by that watch.
+	if !persistent {
+		waitArmed(t, w, e.root+"/so/sp/partition_0")
+	}
 	set("/so/sp/partition_0", stormZnode("6", "0", "t"))
 	c.expect(t, "g", "partition_0 updated in place")
 	e.create(t, "/so/sp/logs/partition_3", stormZnode("9", "3", "logs"), open)
 	c.expect(t, "g", "a wildcard topic folder created")
-	waitArmed(t, w, e.root+"/so/sp/logs/partition_3")
+	if !persistent {
+		waitArmed(t, w, e.root+"/so/sp/logs/partition_3")
+	}
 	set("/so/sp/logs/partition_3", stormZnode("10", "3", "logs"))
 	c.expect(t, "g", "a wildcard partition updated")
-	// Another spout under the same root is not watched (only the root's children are).
+	// Another spout under the same root is not watched (only the root's children are, on
+	// one-shot watches; the spout's folder alone on the persistent one).
 	w.armedMu.Lock()
 	defer w.armedMu.Unlock()
+	if persistent && (w.added.Load() == 0 || len(w.armed) != 0) {
+		t.Errorf("persistent path: watch added %d times, %d one-shot watches", w.added.Load(), len(w.armed))
+	}
 	for k := range w.armed {
 		if strings.HasPrefix(k.path, e.root+"/so/other") {
 			t.Errorf("another spout's znode is watched: %+v", k)

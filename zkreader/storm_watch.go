@@ -10,7 +10,9 @@ import (
 // OpenStormWatcher opens a Watcher (as OpenWatcher) of the storm-kafka spout l instead of
 // /consumers: the group list is the children of l.Root (the spout's folder coming or going),
 // and the group l.Group is the spout's folder, each wildcard topic folder in it, and a data
-// watch on each partition_<N> znode (ZkState.writeJSON updates them in place).
+// watch on each partition_<N> znode (ZkState.writeJSON updates them in place). On ZooKeeper
+// 3.6+ one persistent recursive watch on the spout's folder stands for all of them
+// (stormTarget).
 func OpenStormWatcher(ctx context.Context, cfg Config, l StormLayout) (*Watcher, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
@@ -20,18 +22,57 @@ func OpenStormWatcher(ctx context.Context, cfg Config, l StormLayout) (*Watcher,
 		return nil, err
 	}
 	w.storm = &l
-	// The Storm layout keeps its one-shot watches on every version: a recursive watch on its
-	// root would see every spout's znodes, and its event mapping has not been written yet.
-	w.persistent.Store(false)
 	return w, nil
+}
+
+// stormTarget maps an event of the recursive watch on the spout's folder (recursivePath: not
+// on the Storm root, which may hold every topology's spouts, each committing every few
+// seconds) to what the one-shot watches report for it (stormArm): list and group, the folder
+// created or deleted (the list of groups is that folder alone); group, a wildcard topic folder
+// in it coming or going, or a partition_<N> znode in either created, set or deleted.
+func (run *watchRun) stormTarget(ev zk.Event) (list bool, group string) {
+	comesOrGoes := ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted
+	dir := run.w.r.path(run.w.storm.dir())
+	if ev.Path == dir {
+		list = comesOrGoes
+	}
+	g := run.stormGroupOf(ev.Path)
+	if g == "" {
+		return list, ""
+	}
+	inDir := strings.TrimPrefix(strings.TrimPrefix(ev.Path, dir), "/")
+	depth := 0
+	if inDir != "" {
+		depth = 1 + strings.Count(inDir, "/")
+	}
+	_, err := ParseStormPartition(inDir[strings.LastIndexByte(inDir, '/')+1:])
+	switch {
+	case depth > 0 && depth <= 2 && err == nil:
+		return list, g // a partition znode: its data watch sees it set too
+	case depth <= 1 && comesOrGoes:
+		return list, g // the spout's folder, or a wildcard topic folder
+	}
+	return list, ""
+}
+
+// recursivePath is where the fast path's one recursive watch is set: /consumers, or the
+// spout's folder.
+func (w *Watcher) recursivePath() string {
+	if w.storm != nil {
+		return w.r.path(w.storm.dir())
+	}
+	return w.listPath()
 }
 
 // listPath is the znode whose children are the groups.
 func (w *Watcher) listPath() string {
-	if w.storm != nil {
-		return w.r.path(w.storm.Root)
+	switch {
+	case w.storm == nil:
+		return w.r.path("/consumers")
+	case w.storm.Root == "/" && w.r.chroot != "":
+		return w.r.chroot // not chroot + "/": ZooKeeper refuses a path ending in a slash
 	}
-	return w.r.path("/consumers")
+	return w.r.path(w.storm.Root)
 }
 
 // stormGroupOf is the spout's group for a path in the spout's folder, when it is watched.
