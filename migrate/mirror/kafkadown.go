@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -26,9 +27,8 @@ func (e errKafkaDown) Unwrap() error { return e.err }
 // readKafka reads the batch's Kafka group states. While Kafka is down, the read gets one poll
 // interval, and when *tried (an earlier batch of this pass tried already) none: it fails at
 // once with the failure that made Kafka down. The background poll still reads with the whole
-// budget, and a success of either ends the state (kafkaAnswered). A read not answered within a
-// poll interval reports the lag of the batch's ZooKeeper read meanwhile (legacyLag).
-func (l *loop) readKafka(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup, tried *bool) (map[string]migrate.GroupState, error) {
+// budget, and a success of either ends the state (kafkaAnswered).
+func (l *loop) readKafka(ctx context.Context, batch []string, tried *bool) (map[string]migrate.GroupState, error) {
 	down := l.kafkaDown
 	if down != nil && *tried {
 		return nil, errKafkaDown{down}
@@ -39,7 +39,7 @@ func (l *loop) readKafka(ctx context.Context, batch []string, legacy map[string]
 		rctx, cancel = context.WithTimeoutCause(ctx, l.m.PollInterval, errKafkaDown{down})
 	}
 	defer cancel()
-	states, err := l.groupsOrLag(rctx, batch, legacy)
+	states, err := l.m.Kafka.Groups(rctx, batch)
 	switch {
 	case err == nil:
 		l.kafkaAnswered()
@@ -84,41 +84,86 @@ func (l *loop) kafkaAnswered() {
 	l.poke()
 }
 
-// groupsOrLag reads the batch's Kafka groups; when Kafka has not answered within one poll
-// interval, it reports the lag of each group as read from ZooKeeper (legacyLag) and waits on.
-func (l *loop) groupsOrLag(ctx context.Context, batch []string, legacy map[string]migrate.LegacyGroup) (map[string]migrate.GroupState, error) {
-	type read struct {
-		states map[string]migrate.GroupState
-		err    error
+// lagIfSlow keeps the lag of the batch's groups true while the batch waits for Kafka: the first
+// read or commit after Kafka went away takes the adapter's whole retry budget to fail (30 s by
+// default), and the loop, which reads ZooKeeper and Kafka in turn, waits for it. After each poll
+// interval of waiting, the groups of the batch already seen in Kafka are read from ZooKeeper
+// again and their lag reported against Kafka's last acknowledged commits (Observer.LegacyLag),
+// off the loop's goroutine and from a copy of those commits (Kafka's tables are replaced, never
+// changed). A group whose sync was reported (groupSynced) is not reported again by it, and
+// nothing is after stop returns.
+func (l *loop) lagIfSlow(ctx context.Context, batch []string) (stop func()) {
+	seen := make(map[string]kafkaSeen, len(batch))
+	var names []string
+	for _, g := range batch {
+		if s, ok := l.kafka[g]; ok {
+			seen[g] = s
+			names = append(names, g)
+		}
 	}
-	done := make(chan read, 1)
+	if len(names) == 0 {
+		return func() {}
+	}
+	r := &lagReporter{synced: map[string]bool{}}
+	rctx, cancel := context.WithCancel(ctx)
+	finished := make(chan struct{})
 	go func() {
-		states, err := l.m.Kafka.Groups(ctx, batch)
-		done <- read{states, err}
+		defer close(finished)
+		tick := time.NewTicker(l.m.PollInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-tick.C:
+			}
+			legacy, err := l.readLegacy(rctx, names)
+			if err != nil {
+				continue // ZooKeeper's own failure is the loop's to report
+			}
+			r.report(names, func(g string) {
+				var st GroupStatus
+				st.measure(l.view(legacy[g], seen[g].groupState()))
+				l.m.Observer.LegacyLag(g, st.Lag)
+			})
+		}
 	}()
-	slow := time.NewTimer(l.m.PollInterval)
-	defer slow.Stop()
-	select {
-	case r := <-done:
-		return r.states, r.err
-	case <-slow.C:
-		l.legacyLag(batch, legacy)
+	l.slow = r
+	return func() {
+		cancel()
+		r.mu.Lock()
+		r.done = true
+		r.mu.Unlock()
+		<-finished
+		l.slow = nil
 	}
-	r := <-done
-	return r.states, r.err
 }
 
-// legacyLag reports the lag of each group of batch already seen in Kafka, as of its ZooKeeper
-// read, against Kafka's last acknowledged commits (Observer.LegacyLag).
-func (l *loop) legacyLag(batch []string, legacy map[string]migrate.LegacyGroup) {
-	for _, g := range batch {
-		seen, ok := l.kafka[g]
-		lg, read := legacy[g]
-		if !ok || !read {
-			continue
+// lagReporter is lagIfSlow's state, shared with the loop's groupSynced.
+type lagReporter struct {
+	mu     sync.Mutex
+	done   bool
+	synced map[string]bool
+}
+
+// report calls fn for each of names not synced yet, unless stopped.
+func (r *lagReporter) report(names []string, fn func(g string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, g := range names {
+		if !r.done && !r.synced[g] {
+			fn(g)
 		}
-		var st GroupStatus
-		st.measure(l.view(lg, seen.groupState()))
-		l.m.Observer.LegacyLag(g, st.Lag)
 	}
+}
+
+// groupSynced reports a group's sync, after any LegacyLag of it under way: the gauge ends at the
+// sync's own measure.
+func (l *loop) groupSynced(st GroupStatus) {
+	if r := l.slow; r != nil {
+		r.mu.Lock()
+		r.synced[st.Group] = true
+		r.mu.Unlock()
+	}
+	l.m.Observer.GroupSynced(st)
 }

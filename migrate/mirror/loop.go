@@ -28,6 +28,7 @@ type loop struct {
 	groups    []string
 	phase     map[string]Phase
 	kafka     map[string]kafkaSeen // as last seen, to notice changes when polling
+	slow      *lagReporter         // the batch being synced, while lagIfSlow waits (kafkadown.go)
 	keptAlive map[string]time.Time
 	// legacy is each group's usable ZooKeeper offsets as last read, to notice one that went
 	// backwards (Rewind).
@@ -274,8 +275,10 @@ func (l *loop) sync(ctx context.Context) {
 		}
 		// Read Kafka after ZooKeeper to decide the phases; a group that commits reads its own
 		// Kafka offsets again after its rate-limit wait (toKafka), as this read may be stale
-		// by then.
-		states, err := l.readKafka(ctx, batch, legacy, &tried)
+		// by then. Should Kafka hold the batch longer than a poll interval, the batch's lag is
+		// kept true meanwhile.
+		stopLag := l.lagIfSlow(ctx, batch)
+		states, err := l.readKafka(ctx, batch, &tried)
 		var down errKafkaDown
 		switch {
 		case errors.As(err, &down):
@@ -289,6 +292,7 @@ func (l *loop) sync(ctx context.Context) {
 		default:
 			l.syncBatch(ctx, batch, legacy, states)
 		}
+		stopLag()
 	}
 	if len(stillDown) > 0 {
 		l.syncFailed(stillDown, fmt.Errorf("read %d kafka groups: %w", len(stillDown), downErr))

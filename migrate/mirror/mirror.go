@@ -48,10 +48,11 @@ type Observer interface {
 	// and each milestone, so a stale one means the loop is stuck.
 	LoopState(LoopState)
 	// LegacyLag reports a group's lag as of the ZooKeeper read just made, against Kafka's last
-	// acknowledged commits, while the read of Kafka that follows is still waiting after a poll
-	// interval: the first read after Kafka went away takes the adapter's whole retry budget to
-	// fail, and the lag must rise with the legacy commits meanwhile. GroupSynced follows with
-	// the sync's own measure. Only groups already seen in Kafka are reported.
+	// acknowledged commits, when the sync of its batch still waits for Kafka after a poll
+	// interval: the first read or commit after Kafka went away takes the adapter's whole retry
+	// budget to fail, and the lag must rise with the legacy commits meanwhile. GroupSynced
+	// follows with the sync's own measure. Only groups already seen in Kafka are reported. It
+	// is called from a goroutine of its own, never after the batch's GroupSynced.
 	LegacyLag(group string, lag int64)
 }
 

@@ -229,32 +229,41 @@ func TestLagFollowsEveryChangeDuringOutage(t *testing.T) {
 	})
 }
 
-// TestLagRisesDuringTheOutagesFirstRead: the first read after Kafka went away takes the
-// adapter's whole retry budget to fail (Kafka is not known down yet), and the loop waits for it.
-// The lag of the change being synced is reported within a poll interval all the same, measured
-// against Kafka's last acknowledged commit, before that read fails.
-func TestLagRisesDuringTheOutagesFirstRead(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newFixture()
-		k := &slowKafka{KafkaStore: f.kafka}
-		f.m.Kafka = k
-		f.m.PollInterval = 2 * time.Second
-		f.legacy.SetOffset("g", "t", 0, 10)
-		f.start(t)
-		synctest.Wait()
-		f.obs.drain()
-		k.down.Store(true)
-		f.kafka.FailCommits(errOutage)
-		f.legacy.SetOffset("g", "t", 0, 25)
-		f.watch.fire(t, "g")
-		time.Sleep(f.m.PollInterval + time.Second) // well inside the read's 30 s budget
-		synctest.Wait()
-		if lag, ok := f.obs.legacyLag("g"); !ok || lag != 15 {
-			t.Errorf("lag during the first read of the outage: %d (reported %v), want 15 (ZooKeeper 25, Kafka's last commit 10)", lag, ok)
-		}
-		k.down.Store(false)
-		f.kafka.FailCommits(nil)
-	})
+// TestLagRisesDuringTheOutagesFirstCall: the first read or commit after Kafka went away takes
+// the adapter's whole retry budget to fail (Kafka is not known down yet), and the loop waits for
+// it. The lag still follows the legacy commits made meanwhile, within a poll interval, measured
+// against Kafka's last acknowledged commit, before that call fails.
+func TestLagRisesDuringTheOutagesFirstCall(t *testing.T) {
+	for _, stuck := range []string{"read", "commit"} {
+		t.Run(stuck, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture()
+				k := &slowKafka{KafkaStore: f.kafka}
+				c := &slowCommitter{OffsetCommitter: f.kafka}
+				f.m.Kafka, f.m.Committer = k, c
+				f.m.PollInterval = 2 * time.Second
+				f.legacy.SetOffset("g", "t", 0, 10)
+				f.start(t)
+				synctest.Wait()
+				f.obs.drain()
+				c.down.Store(true)
+				k.down.Store(stuck == "read")
+				f.legacy.SetOffset("g", "t", 0, 25)
+				f.watch.fire(t, "g")
+				for _, zk := range []int64{25, 40, 55} { // well inside the call's 30 s budget
+					f.legacy.SetOffset("g", "t", 0, zk)
+					time.Sleep(f.m.PollInterval + time.Second)
+					synctest.Wait()
+					if lag, ok := f.obs.legacyLag("g"); !ok || lag != zk-10 {
+						t.Errorf("lag while the first %s of the outage waits: %d (reported %v), want %d (ZooKeeper %d, Kafka's last commit 10)",
+							stuck, lag, ok, zk-10, zk)
+					}
+				}
+				k.down.Store(false)
+				c.down.Store(false)
+			})
+		})
+	}
 }
 
 // slowCommitter is a committer whose commits, while down, take the adapter's whole retry budget

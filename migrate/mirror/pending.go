@@ -53,6 +53,6 @@ func (l *loop) pending(a assessed, err error) GroupStatus {
 		}
 	}
 	l.rememberLegacy(st.Group, a.legacyRead)
-	l.m.Observer.GroupSynced(st)
+	l.groupSynced(st)
 	return st
 }

@@ -191,7 +191,7 @@ func (l *loop) syncBatch(ctx context.Context, batch []string, legacy map[string]
 		}
 		l.retryLater(ctx, st)
 		l.rememberLegacy(st.Group, a.legacyRead)
-		l.m.Observer.GroupSynced(st)
+		l.groupSynced(st)
 		delete(l.health.unsynced, st.Group)
 		l.beat()
 	}
