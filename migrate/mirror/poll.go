@@ -38,10 +38,13 @@ func (l *loop) keepalivesDue(now time.Time) []string {
 // (toKafka): polling its commits would only refresh the phase report. That poll is what cost
 // most at scale (every offset of every group fetched and compared each interval); such a
 // group's commits are read at its next ZooKeeper change, keep-alive and full resync instead.
+// A group not synced yet is never hot: its first sync reads Kafka anyway, and at start every
+// group is one (the poll would fetch every offset of the selection until the first sync ends).
 func (l *loop) hotGroups() map[string]bool {
 	hot := map[string]bool{}
 	for _, g := range l.groups {
-		if l.m.Reverse || l.phase[g] != PhaseZKPrimary || l.kafka[g].Active() {
+		phase, synced := l.phase[g]
+		if synced && (l.m.Reverse || phase != PhaseZKPrimary || l.kafka[g].Active()) {
 			hot[g] = true
 		}
 	}
