@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -69,7 +70,8 @@ once at start; a broker before Kafka 0.11 cannot report its retention, and then 
 required), except an offset outside its partition's log (the consumer resets from it just
 as from an expired one; verify reports it as kafka-out-of-range). A full re-read runs every
 --resync-interval as a safety net behind the watches; the Kafka groups are polled every
---poll-interval for phase changes and for --reverse.
+--poll-interval for phase changes and for --reverse. Memory: about 300 MB at a million watched
+offsets; the garbage collector runs with GOGC=50 unless GOGC is set in the environment.
 
 One writer at a time: with --execute, an instance takes a lease (an ephemeral znode under
 <chroot>/zk2kafka/dual-commit on its watcher's ZooKeeper session) and writes only while it holds
@@ -164,7 +166,16 @@ func (o *dualCommitOptions) validate() error {
 	return err
 }
 
+// dualCommitGCPercent is the garbage collector's target for dual-commit unless GOGC is set: a
+// process that runs for weeks with a live set of two offsets per watched partition is better
+// sized by its live set than by Go's default, which lets the heap grow to twice it (at a
+// million offsets the first sync's peak, docs/benchmarks.md), for a little more GC work.
+const dualCommitGCPercent = 50
+
 func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommitOptions) error {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(dualCommitGCPercent))
+	}
 	src, kafka, closeStores, err := openStores(ctx, d, g)
 	if err != nil {
 		return err

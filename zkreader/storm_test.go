@@ -354,8 +354,7 @@ func testStormWatcher(t *testing.T, oneShot bool) {
 			t.Fatal(err)
 		}
 	}
-	// On one-shot watches the data watch of partition_0 is armed once the report of its
-	// creation was made; wait until it is, so that the update below is seen by that watch.
+	// One-shot: partition_0's data watch is armed after the report of its creation; wait for it.
 	if !persistent {
 		waitArmed(t, w, e.root+"/so/sp/partition_0")
 	}
