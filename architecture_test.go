@@ -33,6 +33,7 @@ var arrows = map[string][]string{
 	"verify":               {"migrate"},
 	"migrate":              nil,
 	"migrate/planfile":     {"internal/durable", "internal/strictjson", "migrate"},
+	"migrate/mm2":          {}, // pure: MirrorMaker 2 records and the offset translation
 	"migrate/copier":       {"internal/durable", "internal/strictjson", "migrate", "migrate/planfile"},
 	"migrate/mirror":       {"migrate"},
 	"legacy":               {"migrate", "zkreader", "zkreader/datadir"},
