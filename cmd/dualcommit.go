@@ -65,7 +65,8 @@ Each group is in one phase, logged and exported as a metric:
 
 Offsets of an empty Kafka group expire offsets.retention.minutes after their commit: unchanged
 offsets are re-committed every --keepalive-interval (default: half the broker's retention, and
-once at start), except an offset outside its partition's log (the consumer resets from it just
+once at start; a broker before Kafka 0.11 cannot report its retention, and then the flag is
+required), except an offset outside its partition's log (the consumer resets from it just
 as from an expired one; verify reports it as kafka-out-of-range). A full re-read runs every
 --resync-interval as a safety net behind the watches; the Kafka groups are polled every
 --poll-interval for phase changes and for --reverse.

@@ -51,7 +51,7 @@ Secured clusters: Kafka over TLS or mutual TLS, SASL PLAIN, SCRAM-SHA-256/512, G
 or ticket cache) and OAUTHBEARER (OIDC client credentials), by flags or by Kafka's own
 client.properties (--command-config, JKS, PKCS12 or PEM stores); ZooKeeper with digest auth and
 over TLS (--zk-tls flags, or --zk-tls-config-file in Kafka's zookeeper.ssl.* names). Brokers
-from Kafka 2.1 on.
+from Kafka 0.10.2 on (before 0.11, dual-commit needs --keepalive-interval).
 
 Exit codes:
   0  clean: the plan is safe, the copy is complete, the stores agree

@@ -44,11 +44,7 @@ type legacyClient struct {
 }
 
 var legacyClients = []legacyClient{
-	{name: "scala-1.1.1", consume: func(ctx context.Context, dir, zkURL, _, topic, group string, k int) *exec.Cmd {
-		return exec.CommandContext(ctx, "java", "-Xmx256m", "-XX:+UseSerialGC",
-			"-cp", filepath.Join(dir, "libs", "*")+string(os.PathListSeparator)+filepath.Join(dir, "classes"),
-			"Consume", zkURL, topic, group, strconv.Itoa(k))
-	}},
+	{name: "scala-1.1.1", consume: scalaConsumer},
 	{name: "kafka-node-3.0.1", consume: kafkaNode},
 	{name: "kafka-node-2.6.1", consume: kafkaNode},
 	{name: "kafka-python-0.9.5", consume: func(ctx context.Context, dir, _, kafka, topic, group string, k int) *exec.Cmd {
@@ -56,6 +52,14 @@ var legacyClients = []legacyClient{
 			legacySource("kafka-python-0.9.5", "consume.py"), kafka, topic, group, strconv.Itoa(k))
 	}},
 	{name: "sarama-1.61.1-v0.8.2", inKafka: true, run: saramaOffsetManager},
+}
+
+// scalaConsumer runs the Scala high-level consumer installed in dir (Consume.java, compiled
+// against that release's jars: scala-1.1.1 here, scala-0.10.2.2 in brokerversion_test.go).
+func scalaConsumer(ctx context.Context, dir, zkURL, _, topic, group string, k int) *exec.Cmd {
+	return exec.CommandContext(ctx, "java", "-Xmx256m", "-XX:+UseSerialGC",
+		"-cp", filepath.Join(dir, "libs", "*")+string(os.PathListSeparator)+filepath.Join(dir, "classes"),
+		"Consume", zkURL, topic, group, strconv.Itoa(k))
 }
 
 func kafkaNode(ctx context.Context, dir, zkURL, _, topic, group string, k int) *exec.Cmd {

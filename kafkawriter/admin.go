@@ -21,8 +21,15 @@ const retentionConfig = "offsets.retention.minutes"
 const createTopicWait = 5 * time.Minute
 
 // OffsetsRetention implements migrate.KafkaState: offsets.retention.minutes of one broker
-// (DescribeConfigs), or DefaultOffsetsRetention when the broker does not report it.
+// (DescribeConfigs), or DefaultOffsetsRetention when the broker does not report it. Brokers
+// before 0.11 have no DescribeConfigs: the retention is unknown then (0, as migrate.KafkaState
+// allows), never guessed, since the default of those releases (1 day) may have been lowered.
 func (c *Client) OffsetsRetention(ctx context.Context) (time.Duration, error) {
+	if !c.version.IsAtLeast(sarama.V0_11_0_0) {
+		c.cfg.Logger.Warn("the broker cannot report offsets.retention.minutes (no DescribeConfigs before Kafka 0.11): the plan shows no retention, and dual-commit needs --keepalive-interval",
+			"kafka", c.version)
+		return 0, nil
+	}
 	var out time.Duration
 	err := c.retry(ctx, "describe broker config", func(attempt int) error {
 		b, err := c.anyBroker(ctx, attempt > 0)
@@ -68,14 +75,18 @@ func retentionFrom(id int32, resp *sarama.DescribeConfigsResponse) (time.Duratio
 }
 
 func describeConfigsVersion(v sarama.KafkaVersion) int16 {
-	// As sarama's ClusterAdmin chooses; the broker clamps it to its own range.
+	// As sarama's ClusterAdmin chooses from 2.0; v0 (0.11) and v1 (1.1) name the same config.
 	switch {
 	case v.IsAtLeast(sarama.V2_8_0_0):
 		return 4
 	case v.IsAtLeast(sarama.V2_6_0_0):
 		return 3
-	default:
+	case v.IsAtLeast(sarama.V2_0_0_0):
 		return 2
+	case v.IsAtLeast(sarama.V1_1_0_0):
+		return 1
+	default:
+		return 0
 	}
 }
 

@@ -56,6 +56,9 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sc, version, err = oldestLevel(ctx, cfg, sc, conf, version); err != nil {
+		return nil, err
+	}
 	c := &Client{cfg: cfg, sc: sc, groupConns: []sarama.Client{sc}, version: version}
 	// The extra connections keep SaramaConfig's Full=false: they only ever talk to
 	// coordinators, which FindCoordinator names.
@@ -73,6 +76,32 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		c.groupConns = append(c.groupConns, gc)
 	}
 	return c, nil
+}
+
+// oldestLevel asks every broker of sc's metadata for its release (kafkaconn.ClusterVersion) and,
+// when one is older than version, opens the client again at the oldest's level.
+func oldestLevel(ctx context.Context, cfg Config, sc sarama.Client, conf *sarama.Config, version sarama.KafkaVersion) (sarama.Client, sarama.KafkaVersion, error) {
+	var addrs []string
+	for _, b := range sc.Brokers() {
+		addrs = append(addrs, b.Addr())
+	}
+	use, err := kafkaconn.ClusterVersion(ctx, cfg.conn(), version, addrs)
+	if err == nil && use == version {
+		return sc, version, nil
+	}
+	if cerr := sc.Close(); cerr != nil {
+		cfg.Logger.Warn("close kafka client", "err", cerr)
+	}
+	if err != nil {
+		return nil, version, err
+	}
+	again, err := kafkaconn.SaramaConfig(cfg.conn(), use)
+	if err != nil {
+		return nil, use, err
+	}
+	again.Metadata.Full = conf.Metadata.Full
+	sc, err = kafkaconn.NewClient(ctx, cfg.conn(), again)
+	return sc, use, err
 }
 
 func (c *Client) closeQuietly() {
@@ -131,7 +160,10 @@ func (c *Client) coordinator(ctx context.Context, group string, refresh bool) (*
 	} else {
 		if _, err := kafkaconn.Call(ctx, func() (struct{}, error) {
 			// Later lookups compute the coordinator from this metadata: bring it up to date too.
-			_ = sc.RefreshMetadata(kafkaconn.OffsetsTopic)
+			// A failure here only leaves them to FindCoordinator, which the next line asks.
+			if err := sc.RefreshMetadata(kafkaconn.OffsetsTopic); err != nil {
+				c.cfg.Logger.Debug("refresh the metadata of the offsets topic", "group", group, "err", err)
+			}
 			return struct{}{}, sc.RefreshCoordinator(group)
 		}); err != nil {
 			return nil, fmt.Errorf("find coordinator of group %q: %s%w", group, authPrefix(err), err)

@@ -141,15 +141,21 @@ func isKError(err error) bool {
 // newCommitRequest builds a fresh request for one chunk. sarama rewrites a request's Version
 // in place when it negotiates with the broker, so a request is never reused or shared.
 // sarama.NewOffsetCommitRequest picks the version from conf.Version (v6+ from 2.1: leader epoch,
-// no retention field) and sets generation -1; for v2-v4 it sets RetentionTime -1 (broker
-// default; 0 would expire the offsets at once).
+// no retention field; v2-v4 before, with a retention field) and sets generation -1.
 func newCommitRequest(conf *sarama.Config, group string, chunk []migrate.Commit) *sarama.OffsetCommitRequest {
 	req := sarama.NewOffsetCommitRequest(conf, group)
 	req.ConsumerGroupGeneration = sarama.GroupGenerationUndefined
 	req.ConsumerID = ""
+	// -1: the broker's offsets.retention.minutes. sarama sets it only when it builds v2-v4, but
+	// it clamps a v6+ request down to an older coordinator's range (a cluster in a rolling
+	// upgrade, older than the bootstrap broker) and then encodes this field as it stands: left
+	// at 0 the broker would expire the copied offsets at once.
+	req.RetentionTime = -1
 	for _, cm := range chunk {
 		// AddBlock would write leader epoch 0; -1 means "unknown", as an admin commit should.
-		// The timestamp argument is only encoded in v1, which this package never sends.
+		// Before v6 (Kafka 2.1, KIP-320) the field does not exist and is not sent: nothing is
+		// lost, an admin commit has no epoch to give. The timestamp argument is only encoded
+		// in v1, which this package never sends (MinVersion builds v2).
 		req.AddBlockWithLeaderEpoch(cm.Topic, cm.Partition, cm.Offset, -1, 0, cm.Metadata)
 	}
 	return req

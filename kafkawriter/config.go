@@ -37,7 +37,7 @@ type Config struct {
 	// ClientID is sent with every request (broker logs, quotas). Default "zk2kafka".
 	ClientID string
 	// Version is "auto" (default: negotiated from the bootstrap broker's ApiVersions) or a
-	// Kafka version such as "3.9.0", at least kafkaconn.MinVersion (KIP-896).
+	// Kafka version such as "3.9.0", at least kafkaconn.MinVersion (KIP-88), and see kafkaconn.Negotiate.
 	Version string
 	// DialTimeout bounds each TCP connect. Default 10s.
 	DialTimeout time.Duration

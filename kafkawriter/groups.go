@@ -199,15 +199,21 @@ func (c *Client) describeOn(ctx context.Context, b *sarama.Broker, groups []stri
 	return states, gerrs, nil
 }
 
+// describeGroupsVersion is the DescribeGroups version of each release line. v0-v2 differ only
+// in the response's throttle time; none of the versions this package sends asks for authorized
+// operations (v3+, KIP-430), so nothing is given up before 2.3.
 func describeGroupsVersion(v sarama.KafkaVersion) int16 {
-	// As sarama's ClusterAdmin chooses; the broker then clamps it to its own range.
 	switch {
 	case v.IsAtLeast(sarama.V2_4_0_0):
 		return 5
 	case v.IsAtLeast(sarama.V2_3_0_0):
 		return 3
-	default:
+	case v.IsAtLeast(sarama.V2_0_0_0):
 		return 2
+	case v.IsAtLeast(sarama.V0_11_0_0):
+		return 1
+	default:
+		return 0
 	}
 }
 

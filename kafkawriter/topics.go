@@ -174,8 +174,7 @@ func setRange(done map[string]migrate.TopicInfo, tp migrate.TopicPartition, time
 
 // metadata asks one broker about the topics, never creating any.
 func (c *Client) metadata(ctx context.Context, topics []string) (*sarama.MetadataResponse, error) {
-	req := sarama.NewMetadataRequest(c.version, topics)
-	req.AllowAutoTopicCreation = false
+	req, all := metadataRequest(c.version, topics)
 	resp, err := kafkaconn.Call(ctx, func() (*sarama.MetadataResponse, error) {
 		b := c.sc.LeastLoadedBroker()
 		if b == nil {
@@ -186,7 +185,42 @@ func (c *Client) metadata(ctx context.Context, topics []string) (*sarama.Metadat
 	if err != nil {
 		return nil, fmt.Errorf("metadata of %d topics: %w", len(topics), err)
 	}
+	if all {
+		resp.Topics = onlyTopics(resp.Topics, topics)
+	}
 	return resp, nil
+}
+
+// metadataRequest builds the Metadata request for topics, and reports whether it asks for
+// every topic instead. Before Metadata v4 (Kafka 0.11) a request naming a missing topic makes a
+// broker with auto.create.topics.enable (its default) create it: the plan of a group whose topic
+// was deleted would bring the topic back, empty. Asking for all topics creates nothing; the
+// cost is a larger answer on those old clusters.
+func metadataRequest(v sarama.KafkaVersion, topics []string) (*sarama.MetadataRequest, bool) {
+	if !v.IsAtLeast(sarama.V0_11_0_0) {
+		return sarama.NewMetadataRequest(v, nil), true // nil: every topic (v1+)
+	}
+	req := sarama.NewMetadataRequest(v, topics)
+	req.AllowAutoTopicCreation = false
+	return req, false
+}
+
+// onlyTopics keeps the metadata of the wanted topics, and reports each wanted topic the answer
+// lacks as UNKNOWN_TOPIC_OR_PARTITION, as a request naming it would have.
+func onlyTopics(got []*sarama.TopicMetadata, wanted []string) []*sarama.TopicMetadata {
+	byName := make(map[string]*sarama.TopicMetadata, len(got))
+	for _, t := range got {
+		byName[t.Name] = t
+	}
+	out := make([]*sarama.TopicMetadata, 0, len(wanted))
+	for _, name := range wanted {
+		t, ok := byName[name]
+		if !ok {
+			t = &sarama.TopicMetadata{Name: name, Err: sarama.ErrUnknownTopicOrPartition}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // broker returns the client's connection to a broker id seen in metadata, refreshing the

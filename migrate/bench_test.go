@@ -57,3 +57,18 @@ func BenchmarkDecodePlan100k(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkEncodePlan100k(b *testing.B) {
+	p, err := migratetest.Build(benchInputs(1000, 100), migrate.DefaultPolicy(), migratetest.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := migratetest.EncodePlan(&buf, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
+}

@@ -78,3 +78,25 @@ func TestBatchesOfCorruptLegacy(t *testing.T) {
 		t.Errorf("inner offset past the wrapper: %v, want ErrCorrupt", err)
 	}
 }
+
+// The Fetch version asked for each release line must be one its brokers take (0.10.2.2 and
+// 1.1.1 observed on the stack, the others from the release's kafka-clients), chosen for the
+// release rather than left to sarama's clamp (0.10.2 only has v0-v3).
+func TestFetchVersionPerRelease(t *testing.T) {
+	tests := []struct {
+		version sarama.KafkaVersion
+		max     int16 // the broker's Fetch maximum
+	}{
+		{sarama.V0_10_2_0, 3},
+		{sarama.V0_11_0_0, 5},
+		{sarama.V1_0_0_0, 6},
+		{sarama.V1_1_0_0, 7},
+		{sarama.V2_0_0_0, 8},
+		{sarama.V2_1_0_0, 10},
+	}
+	for _, tt := range tests {
+		if got := fetchVersion(tt.version); got > tt.max || got < 3 {
+			t.Errorf("Kafka %s: Fetch v%d, want v3 to v%d", tt.version, got, tt.max)
+		}
+	}
+}

@@ -32,8 +32,12 @@ func fetchVersion(v sarama.KafkaVersion) int16 {
 		return 10
 	case v.IsAtLeast(sarama.V1_1_0_0):
 		return 7
+	case v.IsAtLeast(sarama.V0_11_0_0):
+		return 4 // record batches, isolation level
 	default:
-		return 4 // 0.11: record batches, isolation level
+		// 0.10.2: message sets only (magic 0/1, compressed wrappers included: batchesOf), no
+		// isolation level, no transactions to decide.
+		return 3
 	}
 }
 

@@ -28,7 +28,7 @@ func TestOpenRejects(t *testing.T) {
 		{"no port", Config{Bootstrap: []string{"localhost"}}, "expected host:port"},
 		{"bad version", Config{Bootstrap: []string{closed}, Version: "three"}, `kafka version "three"`},
 		// The floor is the shared one (kafkaconn.MinVersion), as for kafkawriter on the same cluster.
-		{"too old", Config{Bootstrap: []string{closed}, Version: "2.0.0"}, "at least 2.1.0"},
+		{"too old", Config{Bootstrap: []string{closed}, Version: "0.10.1.1"}, "at least 0.10.2"},
 		{"unreachable", Config{Bootstrap: []string{closed}}, "no kafka broker reachable at [" + closed + "] (PLAINTEXT)"},
 	}
 	for _, tc := range tests {

@@ -51,7 +51,7 @@ func TestConfigValidate(t *testing.T) {
 		{"explicit version", Config{Bootstrap: []string{"h:1"}, Version: "3.9.0"}, ""},
 		{"no bootstrap", Config{}, "no kafka bootstrap"},
 		{"bad server", Config{Bootstrap: []string{"h"}}, "expected host:port"},
-		{"too old", Config{Bootstrap: []string{"h:1"}, Version: "2.0.0"}, "at least 2.1.0"},
+		{"too old", Config{Bootstrap: []string{"h:1"}, Version: "0.10.1.1"}, "at least 0.10.2"},
 		{"garbage version", Config{Bootstrap: []string{"h:1"}, Version: "latest"}, `expected "auto" or X.Y.Z`},
 	}
 	for _, tt := range tests {

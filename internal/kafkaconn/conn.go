@@ -130,7 +130,8 @@ func checkHostPort(s string) error {
 // asks a bootstrap broker for its ApiVersions: that is the reachability check (an unreachable
 // cluster is one error naming every bootstrap server; refused credentials, an untrusted
 // certificate or a server that is not Kafka are named as such) and, with Version "auto", the
-// source of the level (see milestones). An explicit Version is used as given.
+// source of the level (see milestones). An explicit Version is used as given, within the
+// limits checkExplicit sets; a broker older than MinVersion is refused either way.
 func Negotiate(ctx context.Context, cfg Config) (sarama.KafkaVersion, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -148,14 +149,20 @@ func Negotiate(ctx context.Context, cfg Config) (sarama.KafkaVersion, error) {
 	if err != nil {
 		return sarama.KafkaVersion{}, err
 	}
-	detected, derr := versionFromAPIs(apis)
+	// A broker below MinVersion is refused whatever --kafka-version says: an explicit version
+	// only chooses among the request versions a supported broker has.
+	detected, err := versionFromAPIs(apis)
+	if err != nil {
+		return sarama.KafkaVersion{}, fmt.Errorf("kafka broker %s: %w", addr, err)
+	}
 	version := detected
 	if cfg.Version != VersionAuto {
 		if version, err = parseVersion(cfg.Version); err != nil {
 			return sarama.KafkaVersion{}, err
 		}
-	} else if derr != nil {
-		return sarama.KafkaVersion{}, fmt.Errorf("kafka broker %s: %w", addr, derr)
+		if err := checkExplicit(version, detected); err != nil {
+			return sarama.KafkaVersion{}, fmt.Errorf("kafka broker %s: %w", addr, err)
+		}
 	}
 	cfg.Logger.Debug("kafka protocol level", "broker", addr, "detected", detected, "using", version)
 	return version, nil

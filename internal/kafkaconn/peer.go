@@ -29,14 +29,20 @@ func notKafka(ctx context.Context, addr string, timeout time.Duration, err error
 	if errors.As(err, &perr) {
 		return &NotKafkaError{Addr: addr, Hint: "its answer is not a Kafka response (" + perr.Info + ")"}
 	}
-	var op *net.OpError
-	if errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial") || ctx.Err() != nil {
+	if unreached(ctx, err) {
 		return nil
 	}
 	if answersAsZooKeeper(ctx, addr, timeout) {
 		return &NotKafkaError{Addr: addr, Hint: "is it ZooKeeper?"}
 	}
 	return nil
+}
+
+// unreached reports whether err says nothing answered at all (refused, the dial failed, ctx
+// ended): asking the address anything else would only wait again.
+func unreached(ctx context.Context, err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial") || ctx.Err() != nil
 }
 
 // answersAsZooKeeper asks addr ZooKeeper's four-letter word "srvr". A ZooKeeper server answers
@@ -71,6 +77,13 @@ func answersAsZooKeeper(ctx context.Context, addr string, timeout time.Duration)
 // describeProbeError is the probe's error for one bootstrap server, with what it is when it is
 // not Kafka.
 func describeProbeError(ctx context.Context, cfg Config, addr string, err error) (error, bool) {
+	// Before the SASL diagnosis: a broker too old for our SASL exchange fails it in ways that
+	// read as a refused password or a dropped connection. Not asked where nothing answered.
+	if !unreached(ctx, err) {
+		if old := saslTooOld(ctx, cfg, addr); old != nil {
+			return old, true
+		}
+	}
 	aerr, ok := cfg.Security.authError(addr, err)
 	if ok {
 		return aerr, true
@@ -79,4 +92,35 @@ func describeProbeError(ctx context.Context, cfg Config, addr string, err error)
 		return nk, false
 	}
 	return fmt.Errorf("%s: %w", addr, aerr), false
+}
+
+// apiSaslAuthenticate is the SaslAuthenticate API key (KIP-152, Kafka 1.0).
+const apiSaslAuthenticate int16 = 36
+
+// saslTooOld explains a failed SASL probe of a broker older than Kafka 1.0: zk2kafka
+// authenticates with SaslHandshake v1 and SaslAuthenticate (KIP-152), which those brokers lack.
+// It asks the broker's ApiVersions once more without SASL (a broker answers ApiVersions before
+// authentication, KIP-35) and names the release; nil when SASL is not configured, the broker
+// does not answer that either, or it has SaslAuthenticate.
+func saslTooOld(ctx context.Context, cfg Config, addr string) error {
+	if cfg.Security.Mechanism == "" {
+		return nil
+	}
+	plain := cfg
+	plain.Security.Mechanism, plain.Security.User, plain.Security.Password = "", "", ""
+	plain.Security.Kerberos, plain.Security.OAuth = Kerberos{}, OAuth{}
+	apis, err := probeOne(ctx, plain, addr)
+	if err != nil {
+		return nil
+	}
+	if _, ok := apis[apiSaslAuthenticate]; ok {
+		return nil
+	}
+	release := "older than 1.0"
+	if v, err := versionFromAPIs(apis); err == nil {
+		release = v.String()
+	}
+	return fmt.Errorf("kafka broker %s is Kafka %s (from its ApiVersions, asked without SASL): zk2kafka authenticates "+
+		"with SaslHandshake v1 and SaslAuthenticate (KIP-152), which Kafka has from 1.0; SASL %s to older brokers is not supported",
+		addr, release, cfg.Security.Mechanism)
 }

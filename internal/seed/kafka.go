@@ -15,20 +15,26 @@ import (
 // leaderWait bounds the wait for new topics' partitions to get leaders.
 const leaderWait = 60 * time.Second
 
-func kafkaConfig(sec kafkaconn.Security) (*sarama.Config, error) {
+// kafkaConfig is the seeding client at version, the broker's negotiated protocol level.
+func kafkaConfig(sec kafkaconn.Security, version sarama.KafkaVersion) (*sarama.Config, error) {
 	cfg := sarama.NewConfig()
 	cfg.ClientID = "zk2kafka-seed"
-	// 2.8 is accepted by Kafka 3.9 and 4.x (KIP-896 removed only older request versions).
-	cfg.Version = sarama.V2_8_0_0
+	cfg.Version = version
 	cfg.Producer.Partitioner = sarama.NewManualPartitioner
 	cfg.Producer.Return.Successes = true
 	cfg.Producer.Return.Errors = true
-	// Idempotence keeps a retried batch from being written twice: the log end must be exactly
-	// Records, or offsets seeded "at the log end" would not be.
-	cfg.Producer.Idempotent = true
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Retry.Max = 10
 	cfg.Net.MaxOpenRequests = 1
+	if version.IsAtLeast(sarama.V0_11_0_0) {
+		// Idempotence keeps a retried batch from being written twice: the log end must be
+		// exactly Records, or offsets seeded "at the log end" would not be.
+		cfg.Producer.Idempotent = true
+		cfg.Producer.Retry.Max = 10
+	} else {
+		// No idempotent producer before 0.11 (InitProducerId): a retry could write a batch
+		// twice, so a failed batch fails the seed instead.
+		cfg.Producer.Retry.Max = 0
+	}
 	cfg.Producer.Flush.Messages = 500
 	cfg.Producer.Flush.Frequency = 5 * time.Millisecond
 	cfg.Admin.Timeout = 30 * time.Second
@@ -38,7 +44,11 @@ func kafkaConfig(sec kafkaconn.Security) (*sarama.Config, error) {
 // seedKafka creates the topic pool (idempotently) and tops every partition up to exactly
 // Records records. It returns the number of records produced by this run.
 func seedKafka(ctx context.Context, log *slog.Logger, bootstrap []string, s Spec) (int64, error) {
-	cfg, err := kafkaConfig(s.Security)
+	version, err := kafkaconn.Negotiate(ctx, kafkaconn.Config{Bootstrap: bootstrap, Logger: log, Security: s.Security})
+	if err != nil {
+		return 0, err
+	}
+	cfg, err := kafkaConfig(s.Security, version)
 	if err != nil {
 		return 0, err
 	}

@@ -35,7 +35,10 @@ type Stack struct {
 	// ConsumerGroupsClass is the main class of Kafka's consumer-groups tool in KafkaLibs (it
 	// moved in 3.8).
 	ConsumerGroupsClass string
-	Dir                 string // the stack's run folder (stack.env, pid files)
+	// KafkaRelease is the broker's release, e.g. "0.10.2.2" (scripts/stack's KAFKA_RELEASE):
+	// what tells the options its tools of that release know.
+	KafkaRelease string
+	Dir          string // the stack's run folder (stack.env, pid files)
 
 	// Secure is set by the secure profile: Kafka listens only on SASL_SSL (see scripts/stack).
 	Secure      bool
@@ -213,7 +216,8 @@ func readEnv(path string) (*Stack, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	s := &Stack{Profile: vals["PROFILE"], ZK: vals["ZK"], Kafka: vals["KAFKA"], KafkaLibs: vals["KAFKA_LIBS"], Logs: vals["LOGS"], Dir: filepath.Dir(path), ConsumerGroupsClass: vals["CONSUMER_GROUPS_CLASS"],
-		Secure: vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
+		KafkaRelease: vals["KAFKA_RELEASE"],
+		Secure:       vals["SECURE"] == "1", CAFile: vals["KAFKA_CA_FILE"], OtherCAFile: vals["KAFKA_OTHER_CA_FILE"],
 		KafkaMTLS: vals["KAFKA_MTLS"], ClientCertFile: vals["KAFKA_CLIENT_CERT_FILE"], ClientKeyFile: vals["KAFKA_CLIENT_KEY_FILE"],
 		OtherClientCertFile: vals["KAFKA_OTHER_CLIENT_CERT_FILE"], OtherClientKeyFile: vals["KAFKA_OTHER_CLIENT_KEY_FILE"],
 		User: vals["KAFKA_USER"], PasswordFile: vals["KAFKA_PASSWORD_FILE"],

@@ -27,11 +27,11 @@ type loop struct {
 
 	groups    []string
 	phase     map[string]Phase
-	kafka     map[string]migrate.GroupState // as last seen, to notice changes when polling
+	kafka     map[string]kafkaSeen // as last seen, to notice changes when polling
 	keptAlive map[string]time.Time
 	// legacy is each group's usable ZooKeeper offsets as last read, to notice one that went
 	// backwards (Rewind).
-	legacy     map[string]map[migrate.TopicPartition]int64
+	legacy     map[string]offsetTable
 	lastResync time.Time // when the latest full resync started (its schedule)
 	// keepaliveScan is when keepalivesDue last walked the groups.
 	keepaliveScan time.Time
@@ -73,8 +73,8 @@ type health struct {
 
 func newLoop(m *Mirror, groups []string) *loop {
 	l := &loop{m: m, wake: make(chan struct{}, 1), dirty: map[string]bool{}, groups: groups,
-		phase: map[string]Phase{}, kafka: map[string]migrate.GroupState{}, keptAlive: map[string]time.Time{},
-		legacy: map[string]map[migrate.TopicPartition]int64{},
+		phase: map[string]Phase{}, kafka: map[string]kafkaSeen{}, keptAlive: map[string]time.Time{},
+		legacy: map[string]offsetTable{},
 		polled: make(chan pollResult, 1), failures: map[string]int{}, retryAt: map[string]time.Time{}, unreachedGroups: map[string]bool{},
 		selections: make(chan []string, 1), armed: m.Watcher == nil}
 	l.health.unsynced = map[string]bool{}
@@ -344,15 +344,11 @@ func (l *loop) pollDone(p pollResult) {
 	l.kafkaAnswered()
 	var changed []string
 	for _, g := range p.groups {
-		if l.selected(g) && !sameKafkaState(l.kafka[g], p.states[g], p.withCommits[g]) {
+		if l.selected(g) && !l.kafka[g].same(p.states[g], p.withCommits[g]) {
 			changed = append(changed, g)
 		}
 	}
 	l.remark(changed)
-}
-
-func sameKafkaState(a, b migrate.GroupState, withCommits bool) bool {
-	return a.State == b.State && a.Members == b.Members && (!withCommits || maps.Equal(a.Committed, b.Committed))
 }
 
 // sync reads the dirty groups from both stores, in batches, and syncs each one. A batch that

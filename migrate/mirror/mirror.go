@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -226,6 +227,11 @@ func (m *Mirror) withDefaults(ctx context.Context) (Mirror, error) {
 		ret, err := c.Kafka.OffsetsRetention(ctx)
 		if err != nil {
 			return c, fmt.Errorf("mirror: read offsets.retention.minutes for the keep-alive: %w", err)
+		}
+		if ret <= 0 {
+			// Unknown (a broker before Kafka 0.11 cannot report it): a guessed interval could
+			// outlast a lowered retention and let the mirrored offsets expire unseen.
+			return c, errors.New("mirror: the broker does not report offsets.retention.minutes (no DescribeConfigs before Kafka 0.11): give a keep-alive interval below half of it (--keepalive-interval; the broker default before Kafka 2.0 is 1 day)")
 		}
 		c.KeepaliveInterval = ret / 2
 	}

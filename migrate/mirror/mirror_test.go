@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -329,5 +330,23 @@ func TestMirrorCountsAnUnlistableOffsetsFolder(t *testing.T) {
 				t.Errorf("%d commits for a group whose offsets could not be listed", n)
 			}
 		})
+	}
+}
+
+// TestKeepaliveUnknownRetention: with no --keepalive-interval the keep-alive is half the
+// broker's offsets retention; a broker that cannot report it (Kafka before 0.11: retention 0)
+// makes Run refuse to start instead of guessing an interval that could outlast a lowered
+// retention. (Every other test here starts with a known retention or an interval.)
+func TestKeepaliveUnknownRetention(t *testing.T) {
+	f := newFixture()
+	f.kafka.SetRetention(0)
+	f.m.KeepaliveInterval = 0
+	// The refusal comes before the run starts: Run returns it without being stopped. Were it
+	// gone, the run would mirror until the deadline, then fail below instead of hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	err := f.m.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "does not report offsets.retention.minutes") {
+		t.Fatalf("Run = %v, want the refusal naming offsets.retention.minutes", err)
 	}
 }

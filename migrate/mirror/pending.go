@@ -22,7 +22,7 @@ func (l *loop) unreached(ctx context.Context, batch []string, legacy map[string]
 		if !ok {
 			lg = migrate.LegacyGroup{Group: g}
 		}
-		st := l.pending(l.assess(lg, l.kafka[g]), err)
+		st := l.pending(l.assess(lg, l.kafka[g].groupState()), err)
 		l.retryLater(ctx, st)
 		l.unreachedGroups[g] = true
 	}

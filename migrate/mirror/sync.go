@@ -97,7 +97,7 @@ func (l *loop) rewinds(g string, zk map[migrate.TopicPartition]migrate.LegacyOff
 	last := l.legacy[g]
 	var out []Rewind
 	for tp, o := range zk {
-		if was, ok := last[tp]; ok && o.Offset < was {
+		if was, ok := last.get(tp); ok && o.Offset < was {
 			out = append(out, Rewind{TopicPartition: tp, From: was, To: o.Offset})
 		}
 	}
@@ -113,14 +113,14 @@ func (l *loop) rememberLegacy(g string, zk map[migrate.TopicPartition]migrate.Le
 	if len(zk) == 0 {
 		return
 	}
-	last := l.legacy[g]
+	last := l.legacy[g].toMap()
 	if last == nil {
 		last = make(map[migrate.TopicPartition]int64, len(zk))
-		l.legacy[g] = last
 	}
 	for tp, o := range zk {
 		last[tp] = o.Offset
 	}
+	l.legacy[g] = tableOf(last)
 }
 
 // topics names the topics a's decision needs described.
@@ -231,8 +231,7 @@ func (l *loop) syncGroup(ctx context.Context, a assessed, topics map[string]migr
 		}
 	}
 	st.measure(after)
-	ks.Metadata = nil // never read again: at 1M offsets the strings were most of the mirror's memory
-	l.kafka[g] = ks
+	l.kafka[g] = seenOf(ks)
 	return st, nil
 }
 
