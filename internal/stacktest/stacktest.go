@@ -259,13 +259,9 @@ func readEnv(path string) (*Stack, error) {
 		ClientPrincipal: vals["KRB_CLIENT_PRINCIPAL"], ClientKeytab: vals["KRB_CLIENT_KEYTAB"], OldKeytab: vals["KRB_OLD_KEYTAB"],
 		OtherKeytab: vals["KRB_OTHER_KEYTAB"], GoneKeytab: vals["KRB_GONE_KEYTAB"]}
 	if s.Profile == "mm2" {
-		s.MirrorMaker2, s.KafkaTarget, s.MM2SourceAlias, s.MM2TargetAlias = true, vals["KAFKA_TARGET"], vals["MM2_SOURCE_ALIAS"], vals["MM2_TARGET_ALIAS"]
-		s.MM2TopicPrefix, s.MM2Log = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"]
-		lag, err := strconv.ParseInt(vals["MM2_OFFSET_LAG_MAX"], 10, 64)
-		if err != nil || s.KafkaTarget == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" {
-			return nil, fmt.Errorf("%s: mm2 profile without KAFKA_TARGET, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)", path)
+		if err := s.readMirrorMaker2(vals); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		s.MM2OffsetLagMax = lag
 	}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
@@ -275,6 +271,18 @@ func readEnv(path string) (*Stack, error) {
 			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS, KAFKA_DENIED_TOPIC_PREFIX or ZK_TLS (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
+}
+
+// readMirrorMaker2 takes the mm2 profile's lines of stack.env.
+func (s *Stack) readMirrorMaker2(vals map[string]string) error {
+	s.MirrorMaker2, s.KafkaTarget, s.MM2SourceAlias, s.MM2TargetAlias = true, vals["KAFKA_TARGET"], vals["MM2_SOURCE_ALIAS"], vals["MM2_TARGET_ALIAS"]
+	s.MM2TopicPrefix, s.MM2Log = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"]
+	lag, err := strconv.ParseInt(vals["MM2_OFFSET_LAG_MAX"], 10, 64)
+	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" {
+		return fmt.Errorf("mm2 profile without KAFKA_TARGET, MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
+	}
+	s.MM2OffsetLagMax = lag
+	return nil
 }
 
 // RepoRoot is the repository's top folder, found from this source file.
