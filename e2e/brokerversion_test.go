@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
@@ -99,15 +97,7 @@ func TestBrokerVersionLegacyConsumer(t *testing.T) {
 	}
 	const k, n = 7, 12 // k records when the legacy consumer runs, n after the copy
 	zkURL := e.st.ZK + brokerChroot
-	topic := e.topic(0)
-	e.produce(topic, 0, k)
-	g := e.group()
-	znode := fmt.Sprintf("%s/consumers/%s", brokerChroot, g)
-	t.Cleanup(func() {
-		if err := deleteTree(e.raw, znode); err != nil {
-			t.Errorf("delete %s: %v", znode, err)
-		}
-	})
+	topic, g, znode := legacyGroup(t, e, k)
 	dir := installLegacyClient(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -132,21 +122,5 @@ func TestBrokerVersionLegacyConsumer(t *testing.T) {
 		t.Fatalf("consumer-groups --describe %s (%s): %v, want %v", g, e.st.KafkaRelease, got, w)
 	}
 
-	tr := newTracker(map[migrate.TopicPartition]int64{tp(topic, 0): n})
-	m := e.join(g, []string{topic}, tr)
-	select {
-	case <-tr.done:
-	case <-time.After(joinTimeout):
-		t.Fatalf("group %s: the Kafka consumer did not read to the log end (%d) within %s", g, n, joinTimeout)
-	}
-	m.close()
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	var rest []int64
-	for o := int64(k); o < n; o++ {
-		rest = append(rest, o)
-	}
-	if start, got := tr.initial[tp(topic, 0)], tr.got[tp(topic, 0)]; start != k || !slices.Equal(got, rest) {
-		t.Errorf("after %s: the Kafka consumer started at %d and read %v; want %d, then %v once each", name, start, got, k, rest)
-	}
+	expectResume(t, e, "after "+name, topic, g, k, n)
 }

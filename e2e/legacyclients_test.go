@@ -90,15 +90,7 @@ func TestLegacyClients(t *testing.T) {
 	for _, lc := range legacyClients {
 		t.Run(lc.name, func(t *testing.T) {
 			e := e.sub(t)
-			topic := e.topic(0)
-			e.produce(topic, 0, k)
-			g := e.group()
-			znode := fmt.Sprintf("%s/consumers/%s", brokerChroot, g)
-			t.Cleanup(func() {
-				if err := deleteTree(e.raw, znode); err != nil {
-					t.Errorf("delete %s: %v", znode, err)
-				}
-			})
+			topic, g, znode := legacyGroup(t, e, k)
 
 			if lc.inKafka {
 				lc.run(t, e, topic, g, k)
@@ -145,25 +137,50 @@ func TestLegacyClients(t *testing.T) {
 				}
 			}
 
-			tr := newTracker(map[migrate.TopicPartition]int64{tp(topic, 0): n})
-			m := e.join(g, []string{topic}, tr)
-			select {
-			case <-tr.done:
-			case <-time.After(joinTimeout):
-				t.Fatalf("group %s: the Kafka consumer did not read to the log end (%d) within %s", g, n, joinTimeout)
-			}
-			m.close()
-			tr.mu.Lock()
-			defer tr.mu.Unlock()
-			var want []int64
-			for o := int64(k); o < n; o++ {
-				want = append(want, o)
-			}
-			if start, got := tr.initial[tp(topic, 0)], tr.got[tp(topic, 0)]; start != k || !slices.Equal(got, want) {
-				t.Errorf("%s: the Kafka consumer started at %d and read %v; want the first unconsumed record %d, then %v once each",
-					lc.name, start, got, k, want)
-			}
+			expectResume(t, e, lc.name, topic, g, k, n)
 		})
+	}
+}
+
+// legacyGroup makes a fresh topic holding k records in partition 0 and a fresh group name, and
+// removes the group's znode (under the broker's chroot, where the legacy clients commit) when
+// the test ends.
+func legacyGroup(t *testing.T, e *env, k int) (topic, group, znode string) {
+	t.Helper()
+	topic = e.topic(0)
+	e.produce(topic, 0, k)
+	group = e.group()
+	znode = fmt.Sprintf("%s/consumers/%s", brokerChroot, group)
+	t.Cleanup(func() {
+		if err := deleteTree(e.raw, znode); err != nil {
+			t.Errorf("delete %s: %v", znode, err)
+		}
+	})
+	return topic, group, znode
+}
+
+// expectResume runs a current Kafka consumer of group after the cutover from who: it must start
+// at record k of topic's partition 0 and read every record up to the log end n once each,
+// nothing lost, nothing read twice.
+func expectResume(t *testing.T, e *env, who, topic, group string, k, n int64) {
+	t.Helper()
+	tr := newTracker(map[migrate.TopicPartition]int64{tp(topic, 0): n})
+	m := e.join(group, []string{topic}, tr)
+	select {
+	case <-tr.done:
+	case <-time.After(joinTimeout):
+		t.Fatalf("group %s: the Kafka consumer did not read to the log end (%d) within %s", group, n, joinTimeout)
+	}
+	m.close()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var want []int64
+	for o := k; o < n; o++ {
+		want = append(want, o)
+	}
+	if start, got := tr.initial[tp(topic, 0)], tr.got[tp(topic, 0)]; start != k || !slices.Equal(got, want) {
+		t.Errorf("%s: the Kafka consumer started at %d and read %v; want the first unconsumed record %d, then %v once each",
+			who, start, got, k, want)
 	}
 }
 

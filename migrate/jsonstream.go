@@ -25,6 +25,7 @@ type GroupsEncoder struct {
 	n      int
 	err    error
 	empty  string // an array with no element
+	buf    []byte // appendGroupIndent's buffer, reused from element to element
 }
 
 // NullWhenEmpty makes an array without elements "null", as a nil slice encodes.
@@ -63,9 +64,17 @@ func (e *GroupsEncoder) Begin(doc any) error {
 	return e.write(head)
 }
 
-// Element writes one element of the array.
+// Element writes one element of the array. A GroupPlan, a plan file's element, is written by
+// appendGroupIndent: the same bytes, without reflection.
 func (e *GroupsEncoder) Element(v any) error {
-	b, err := json.MarshalIndent(v, e.prefix, "  ")
+	var b []byte
+	var err error
+	if g, ok := v.(GroupPlan); ok {
+		e.buf, err = appendGroupIndent(e.buf[:0], g, e.prefix)
+		b = e.buf
+	} else {
+		b, err = json.MarshalIndent(v, e.prefix, "  ")
+	}
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}

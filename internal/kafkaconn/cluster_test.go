@@ -17,11 +17,7 @@ func TestClusterVersion(t *testing.T) {
 	mock := func(apis map[int16]apiRange) string {
 		mb := sarama.NewMockBroker(t, 1)
 		t.Cleanup(mb.Close)
-		var keys []sarama.ApiVersionsResponseKey
-		for k, r := range apis {
-			keys = append(keys, sarama.ApiVersionsResponseKey{ApiKey: k, MinVersion: r.min, MaxVersion: r.max})
-		}
-		mb.SetHandlerByMap(map[string]sarama.MockResponse{"ApiVersionsRequest": sarama.NewMockApiVersionsResponse(t).SetApiKeys(keys)})
+		mb.SetHandlerByMap(map[string]sarama.MockResponse{"ApiVersionsRequest": sarama.NewMockApiVersionsResponse(t).SetApiKeys(apiKeys(apis))})
 		return mb.Addr()
 	}
 	newer, older := mock(kafka21), mock(kafka0102)

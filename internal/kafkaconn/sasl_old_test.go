@@ -12,13 +12,6 @@ import (
 // (Kafka before 1.0) is refused naming the release its ApiVersions show; against a broker that
 // has it, the failure keeps its own explanation (here the refused handshake).
 func TestSASLAgainstOldBroker(t *testing.T) {
-	keys := func(apis map[int16]apiRange) []sarama.ApiVersionsResponseKey {
-		var out []sarama.ApiVersionsResponseKey
-		for k, r := range apis {
-			out = append(out, sarama.ApiVersionsResponseKey{ApiKey: k, MinVersion: r.min, MaxVersion: r.max})
-		}
-		return out
-	}
 	withSASL := apisOf([3]int16{8, 0, 3}, [3]int16{9, 0, 3}, [3]int16{18, 0, 1}, [3]int16{3, 0, 5}, [3]int16{1, 0, 7},
 		[3]int16{apiSaslAuthenticate, 0, 0})
 	tests := []struct {
@@ -36,7 +29,7 @@ func TestSASLAgainstOldBroker(t *testing.T) {
 			mb := sarama.NewMockBroker(t, 1)
 			defer mb.Close()
 			mb.SetHandlerByMap(map[string]sarama.MockResponse{
-				"ApiVersionsRequest": sarama.NewMockApiVersionsResponse(t).SetApiKeys(keys(tt.apis)),
+				"ApiVersionsRequest": sarama.NewMockApiVersionsResponse(t).SetApiKeys(apiKeys(tt.apis)),
 				// The handshake is refused: an old broker has no v1, a new one here no PLAIN.
 				"SaslHandshakeRequest": sarama.NewMockSaslHandshakeResponse(t).SetError(sarama.ErrUnsupportedSASLMechanism),
 			})

@@ -8,6 +8,15 @@ import (
 )
 
 // apisOf builds an ApiVersions map from "key:min-max" triples.
+// apiKeys is apis as a mock broker's ApiVersions answer carries them.
+func apiKeys(apis map[int16]apiRange) []sarama.ApiVersionsResponseKey {
+	var out []sarama.ApiVersionsResponseKey
+	for k, r := range apis {
+		out = append(out, sarama.ApiVersionsResponseKey{ApiKey: k, MinVersion: r.min, MaxVersion: r.max})
+	}
+	return out
+}
+
 func apisOf(ranges ...[3]int16) map[int16]apiRange {
 	m := make(map[int16]apiRange, len(ranges))
 	for _, r := range ranges {
