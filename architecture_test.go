@@ -28,7 +28,7 @@ const module = "github.com/zk2kafka/zk2kafka"
 //   - test support (contract suites, fakes, the stack) is imported by tests alone.
 var arrows = map[string][]string{
 	"":                     {"cmd"},
-	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/copier", "migrate/mirror", "migrate/planfile", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
+	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/copier", "migrate/mirror", "migrate/mm2", "migrate/planfile", "mm2log", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
 	"archive":              {"internal/strictjson", "migrate", "migrate/copier"},
 	"verify":               {"migrate"},
 	"migrate":              nil,

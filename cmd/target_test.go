@@ -1,0 +1,119 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
+)
+
+// targetFixture: the source's znodes are fixture()'s (g1 t/0 10, t/1 20, g2 t/0 5); the
+// target replicates t as src.t, partition 0 from source offset 4 on, partition 1 not at all.
+func targetFixture() (fakeStores, *migratetest.KafkaStore, migratetest.Translator) {
+	f := fixture()
+	k := migratetest.NewKafkaStore()
+	k.AddTopic("src.t", migrate.PartitionRange{LogEnd: 96}, migrate.PartitionRange{LogEnd: 100})
+	tr := migratetest.Translator{Prefix: "src.", Start: map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 4}}
+	return f, k, tr
+}
+
+func runTarget(t *testing.T, stores fakeStores, target *migratetest.KafkaStore, tr migrate.Translator, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	d := defaultDeps(&out, &errb)
+	d.stores = stores
+	d.target = func(context.Context, *globalOptions, *targetOptions, *deps) (migrate.KafkaStore, migrate.Translator, func(), error) {
+		return target, tr, func() {}, nil
+	}
+	root := newRootCmd(d, &globalOptions{})
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), exitCode(err)
+}
+
+var mm2Args = []string{"--target-kafka", "target:9092", "--mm2-source-alias", "src", "--mm2-target-alias", "tgt"}
+
+func TestPlanIntoTarget(t *testing.T) {
+	stores, target, tr := targetFixture()
+	out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "plan", "-o", "json"}, mm2Args...)...)
+	if code != ExitUnsafe {
+		t.Fatalf("exit %d, want %d (t/1 has no sync): %s", code, ExitUnsafe, errOut)
+	}
+	var plan migrate.Plan
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, g := range plan.Groups {
+		for _, e := range g.Entries {
+			got[fmt.Sprintf("%s/%s/%d", g.Group, e.Topic, e.Partition)] = fmt.Sprintf("%s %s %d", e.Class, e.Action, e.Target)
+		}
+	}
+	want := map[string]string{"g1/src.t/0": "zk-only write 6", "g1/src.t/1": "no-offset-sync block 0", "g2/src.t/0": "zk-only write 1"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	if target.Commits() != nil || stores.kafka.Commits() != nil {
+		t.Error("plan committed")
+	}
+}
+
+func TestCopyIntoTarget(t *testing.T) {
+	stores, target, tr := targetFixture()
+	stores.legacy.DeleteOffset("g1", "t", 1) // the partition without a sync would block the copy
+	_, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "copy", "--execute", "--backup", t.TempDir() + "/b.jsonl"}, mm2Args...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := map[string]int64{}
+	for _, c := range target.Commits() {
+		got[c.Group+"/"+c.Topic+"/"+strconv.Itoa(int(c.Partition))] = c.Offset
+	}
+	if len(got) != 2 || got["g1/src.t/0"] != 6 || got["g2/src.t/0"] != 1 {
+		t.Errorf("target commits %v, want g1/src.t/0 at 6 and g2/src.t/0 at 1", got)
+	}
+	if stores.kafka.Commits() != nil {
+		t.Errorf("the source cluster was written: %v", stores.kafka.Commits())
+	}
+}
+
+func TestTargetFlagsRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "an alias without a target", args: []string{"migrate", "plan", "--mm2-target-alias", "tgt"}, want: "--mm2-target-alias is for a target cluster"},
+		{name: "target security without a target", args: []string{"migrate", "copy", "--target-kafka-tls"}, want: "--target-kafka-tls is for a target cluster"},
+		{name: "no target alias", args: []string{"migrate", "plan", "--target-kafka", "t:9092", "--mm2-source-alias", "src"}, want: "needs --mm2-target-alias"},
+		{name: "no source alias under the default policy", args: []string{"migrate", "plan", "--target-kafka", "t:9092", "--mm2-target-alias", "tgt"}, want: "needs --mm2-source-alias"},
+		{name: "an unknown policy", args: append([]string{"migrate", "plan", "--replication-policy", "custom"}, mm2Args...), want: `replication policy "custom"`},
+		{name: "an unknown location", args: append([]string{"migrate", "plan", "--mm2-offset-syncs-location", "both"}, mm2Args...), want: `"both" is not one of [source target]`},
+		{name: "an offset adjust", args: append([]string{"migrate", "plan", "--offset-adjust", "1"}, mm2Args...), want: "--offset-adjust +1 cannot be applied"},
+		{name: "target SASL flags of another mechanism", args: append([]string{"migrate", "plan", "--target-kafka-sasl-oauth-scope", "x"}, mm2Args...),
+			want: "--target-kafka-sasl-oauth-scope is for --target-kafka-sasl-mechanism OAUTHBEARER"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stores, target, tr := targetFixture()
+			_, errOut, code := runTarget(t, stores, target, tr, tc.args...)
+			if code != ExitError || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errOut, ExitError, tc.want)
+			}
+			if target.Commits() != nil || stores.kafka.Commits() != nil {
+				t.Error("something was written")
+			}
+		})
+	}
+}
