@@ -69,6 +69,23 @@ func TestPlanIntoTarget(t *testing.T) {
 	}
 }
 
+// The table names the source topic and offset beside the target's, and the re-read bound.
+func TestPlanIntoTargetTable(t *testing.T) {
+	stores, target, tr := targetFixture()
+	tr.Reread = map[migrate.TopicPartition]int64{{Topic: "t", Partition: 0}: 3}
+	out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "plan", "-o", "table"}, mm2Args...)...)
+	if code != ExitUnsafe {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"│ GROUP │ SOURCE TOPIC │ TOPIC │ PARTITION │     CLASS      │ SOURCE ZK │ ZK │ KAFKA │",
+		"│ g1    │ t            │ src.t │ 0         │ zk-only        │ 10        │ 6  │ -     │ 0         │ 96      │ write  │ 6      │ 3          │",
+		"up to 3 records read again", "no-offset-sync"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table without %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestCopyIntoTarget(t *testing.T) {
 	stores, target, tr := targetFixture()
 	stores.legacy.DeleteOffset("g1", "t", 1) // the partition without a sync would block the copy
