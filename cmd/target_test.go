@@ -134,3 +134,67 @@ func TestTargetFlagsRefused(t *testing.T) {
 		})
 	}
 }
+
+// verify against the target: the copied partitions match after translation, the one without a
+// sync is not-replicated, and a target commit ahead of the translation fails (records skipped).
+func TestVerifyTarget(t *testing.T) {
+	cases := []struct {
+		name   string
+		commit map[string]int64 // "group/partition" -> the target's commit of src.t
+		want   map[string]string
+		code   int
+	}{
+		{name: "equal after translation", commit: map[string]int64{"g1/0": 6, "g2/0": 1},
+			want: map[string]string{"g1/0": "match", "g1/1": "not-replicated", "g2/0": "match"}, code: ExitUnsafe},
+		{name: "the target ahead: records skipped", commit: map[string]int64{"g1/0": 7, "g2/0": 1},
+			want: map[string]string{"g1/0": "kafka-ahead", "g2/0": "match"}, code: ExitUnsafe},
+		{name: "the target behind: records read again", commit: map[string]int64{"g1/0": 5, "g2/0": 1},
+			want: map[string]string{"g1/0": "kafka-behind", "g2/0": "match"}, code: ExitUnsafe},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stores, target, tr := targetFixture()
+			for k, off := range tc.commit {
+				g, p, _ := strings.Cut(k, "/")
+				part, _ := strconv.Atoi(p)
+				target.SetCommitted(g, "src.t", int32(part), off)
+			}
+			out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "verify", "-o", "json"}, mm2Args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
+			}
+			var rep struct {
+				Groups []struct {
+					Group      string
+					Partitions []struct {
+						Topic     string
+						Partition int32
+						Status    string
+						OK        bool
+						Source    *migrate.Source
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			got := map[string]string{}
+			for _, g := range rep.Groups {
+				for _, p := range g.Partitions {
+					if p.Topic != "src.t" || p.Source == nil || p.Source.Topic != "t" {
+						t.Errorf("partition %+v: want the target's topic with its source", p)
+					}
+					got[fmt.Sprintf("%s/%d", g.Group, p.Partition)] = p.Status
+					if (p.Status == "match") != p.OK {
+						t.Errorf("%s/%d: %s ok %v", g.Group, p.Partition, p.Status, p.OK)
+					}
+				}
+			}
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("%s: %q, want %q (all %v)", k, got[k], v, got)
+				}
+			}
+		})
+	}
+}
