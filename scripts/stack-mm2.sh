@@ -33,14 +33,7 @@ mm2_up() {
     || { tail -30 "$LOGS/kafka-target.log" >&2; die "target kafka on 127.0.0.1:$target not ready (log: $LOGS/kafka-target.log)"; }
   mm2_properties "$src" "$target" >"$RUN/mm2.properties"
   cp "$RUN/log4j-zookeeper.properties" "$RUN/log4j-mm2.properties"
-  start mm2 "$LOGS/mm2.log" java -Xms128m -Xmx384m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
-    -Dlog4j.configuration="file:$RUN/log4j-mm2.properties" -cp "$CACHE/mm2/libs/*" \
-    org.apache.kafka.connect.mirror.MirrorMaker "$RUN/mm2.properties"
-  # MirrorMaker 2's source connector creates the offset-syncs topic when it starts: its
-  # replication is running from then on.
-  "$CACHE/bin/stackcheck" -kafka "127.0.0.1:$src" -pid "$(cat "$RUN/mm2.pid")" -timeout 180s \
-    -topic "mm2-offset-syncs.$MM2_TARGET_ALIAS.internal" >&2 \
-    || { tail -30 "$LOGS/mm2.log" >&2; die "MirrorMaker 2 did not start replicating (log: $LOGS/mm2.log)"; }
+  mm2_start "$src"
   cat <<ENV
 KAFKA_TARGET=127.0.0.1:$target
 KAFKA_TARGET_LIBS=$libs
@@ -50,6 +43,30 @@ MM2_TOPIC_PREFIX=$MM2_TOPIC_PREFIX
 MM2_OFFSET_LAG_MAX=$MM2_OFFSET_LAG_MAX
 MM2_LOG=$LOGS/mm2.log
 ENV
+}
+
+# mm2_start SOURCE_PORT: start MirrorMaker 2 on $RUN/mm2.properties and wait until it replicates.
+mm2_start() {
+  start mm2 "$LOGS/mm2.log" java -Xms128m -Xmx384m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    -Dlog4j.configuration="file:$RUN/log4j-mm2.properties" -cp "$CACHE/mm2/libs/*" \
+    org.apache.kafka.connect.mirror.MirrorMaker "$RUN/mm2.properties"
+  # MirrorMaker 2's source connector creates the offset-syncs topic when it starts: its
+  # replication is running from then on.
+  "$CACHE/bin/stackcheck" -kafka "127.0.0.1:$1" -pid "$(cat "$RUN/mm2.pid")" -timeout 180s \
+    -topic "mm2-offset-syncs.$MM2_TARGET_ALIAS.internal" >&2 \
+    || { tail -30 "$LOGS/mm2.log" >&2; die "MirrorMaker 2 did not start replicating (log: $LOGS/mm2.log)"; }
+}
+
+# mm2_restart DOWN: restart MirrorMaker 2 (a test stops it part way by its pid): stop it if it
+# still runs, wait DOWN seconds, start it on the same configuration (scripts/stack restart mm2).
+mm2_restart() {
+  local n
+  stop mm2
+  sleep "$1"
+  n=1; while [ -e "$LOGS/mm2.log.$n" ]; do n=$((n + 1)); done
+  [ -e "$LOGS/mm2.log" ] && mv "$LOGS/mm2.log" "$LOGS/mm2.log.$n"
+  mm2_start "$(sed -n 's/^KAFKA=127.0.0.1://p' "$RUN/stack.env")"
+  echo "stack: $STACK_NAME mm2 restarted (down ${1}s)" >&2
 }
 
 # mm2_properties SOURCE_PORT TARGET_PORT: MirrorMaker 2's configuration (mm2.properties).
