@@ -59,6 +59,10 @@ func TestMirrorMakerMigrate(t *testing.T) {
 	}
 	e.deleteTargetGroupAtEnd(g)
 	e.mustCLI(0, append([]string{"migrate", "copy", "--plan", planFile, "--execute", "--backup", e.file("backup.jsonl")}, mm2Args(st)...)...)
+	r = e.mustCLI(0, append([]string{"migrate", "verify", "--group", g, "-o", "json"}, mm2Args(st)...)...)
+	if n := strings.Count(r.stdout, `"status": "match"`); n != len(records) {
+		t.Errorf("verify: %d partitions match, want %d:\n%s", n, len(records), r)
+	}
 
 	tc := e.targetClient()
 	read := e.consumeTargetGroup(tc, g, target, len(records))
