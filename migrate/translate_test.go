@@ -176,3 +176,19 @@ func TestTranslatedSnapshotStillRefused(t *testing.T) {
 type snapshotStore struct{ *migratetest.LegacyStore }
 
 func (snapshotStore) Snapshot() string { return "a copy of the data directory" }
+
+// --topic-regex names the znodes' topics, as ZooKeeper holds them, not the target's names.
+func TestTranslatedTopicFilterNamesTheSource(t *testing.T) {
+	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{off("g", "orders", 0, 150), off("g", "gone", 0, 5)}})
+	f, err := migrate.NewFilter(nil, "", "^orders$", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Legacy) != 1 || len(in.Legacy[0].Offsets) != 1 || in.Legacy[0].Offsets[0].Topic != "src.orders" {
+		t.Fatalf("kept %+v, want src.orders alone", in.Legacy)
+	}
+}
