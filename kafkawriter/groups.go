@@ -70,12 +70,6 @@ func (c *Client) Groups(ctx context.Context, groups []string) (map[string]migrat
 	return states, nil
 }
 
-// GroupStates implements migrate.KafkaState: Groups' DescribeGroups alone, without the
-// committed offsets.
-func (c *Client) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
-	return c.describeGroups(ctx, uniqueSorted(groups))
-}
-
 // describeGroups finds each group's coordinator and asks each coordinator once about all its
 // groups; groups answered with a coordinator error are retried after FindCoordinator.
 func (c *Client) describeGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {

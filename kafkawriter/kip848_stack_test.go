@@ -60,6 +60,11 @@ func TestKIP848ConsumerGroupIsActive(t *testing.T) {
 	if !st.Active() {
 		t.Errorf("state %+v not active", st)
 	}
+	// The poll's listing sees it too (ListGroups lists every group type).
+	active, err := c.ActiveGroups(testCtx(t, time.Minute), []string{group})
+	if err != nil || !active[group].Active() {
+		t.Errorf("ActiveGroups = %+v, %v; want the KIP-848 group active", active, err)
+	}
 	// The trap itself: the classic DescribeGroups alone does not see the member.
 	b, err := c.coordinator(testCtx(t, time.Minute), group, false)
 	if err != nil {

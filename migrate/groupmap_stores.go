@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// MapKafka returns k as seen through m: Groups and GroupStates take legacy group names and answers each with
+// MapKafka returns k as seen through m: Groups and ActiveGroups take legacy group names and answer each with
 // the state, members and commits of the Kafka group it lands in. Topics and the retention are
 // k's. A k already mapped is mapped afresh (never twice); with a map that renames nothing, k.
 func MapKafka(k KafkaState, m GroupMap) KafkaState {
@@ -28,8 +28,8 @@ func (mk *mappedKafka) Groups(ctx context.Context, groups []string) (map[string]
 	return mk.mapped(ctx, groups, mk.KafkaState.Groups)
 }
 
-func (mk *mappedKafka) GroupStates(ctx context.Context, groups []string) (map[string]GroupState, error) {
-	return mk.mapped(ctx, groups, mk.KafkaState.GroupStates)
+func (mk *mappedKafka) ActiveGroups(ctx context.Context, groups []string) (map[string]GroupState, error) {
+	return mk.mapped(ctx, groups, mk.KafkaState.ActiveGroups)
 }
 
 // mapped asks read about the Kafka groups the legacy groups land in, and answers each legacy

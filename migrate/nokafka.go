@@ -31,9 +31,9 @@ func (NoKafka) Groups(_ context.Context, groups []string) (map[string]GroupState
 	return out, nil
 }
 
-// GroupStates answers every group with the zero GroupState.
-func (n NoKafka) GroupStates(ctx context.Context, groups []string) (map[string]GroupState, error) {
-	return n.Groups(ctx, groups)
+// ActiveGroups answers that no group is active.
+func (NoKafka) ActiveGroups(context.Context, []string) (map[string]GroupState, error) {
+	return map[string]GroupState{}, nil
 }
 
 // OffsetsRetention is 0: unknown.

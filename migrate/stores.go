@@ -36,11 +36,12 @@ type KafkaState interface {
 	// asked is in the answer: one the coordinator does not know has the zero GroupState. The
 	// caller owns the maps it is given.
 	Groups(ctx context.Context, groups []string) (map[string]GroupState, error)
-	// GroupStates is Groups without the committed offsets (Committed and Metadata nil): the
-	// cheap read of whether Kafka consumers joined or left, which dual-commit polls for every
-	// group between its syncs. Every group asked is in the answer, an unknown one with the
-	// zero GroupState.
-	GroupStates(ctx context.Context, groups []string) (map[string]GroupState, error)
+	// ActiveGroups returns the state of those of groups that Kafka consumers are in now (joined
+	// members, or a rebalance under way: Active), without their commits; a group left out is
+	// Empty, Dead or unknown to Kafka. Members may be 0 where the store's listing has no member
+	// counts: Active holds by the state. It is the cheap read of whether Kafka consumers
+	// joined, which dual-commit polls between its syncs.
+	ActiveGroups(ctx context.Context, groups []string) (map[string]GroupState, error)
 	// OffsetsRetention is the broker's offsets.retention.minutes as a duration.
 	OffsetsRetention(ctx context.Context) (time.Duration, error)
 }

@@ -182,7 +182,7 @@ func (k *KafkaStore) Commits() []CommitRecord {
 	return slices.Clone(k.commits)
 }
 
-// Calls returns how many times Topics was called, and Groups or GroupStates.
+// Calls returns how many times Topics was called, and Groups or ActiveGroups.
 func (k *KafkaStore) Calls() (topics, groups int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -229,13 +229,16 @@ func (k *KafkaStore) Groups(ctx context.Context, groups []string) (map[string]mi
 	return out, nil
 }
 
-// GroupStates returns Groups' answer without the committed offsets; Calls counts it as a
-// read of groups.
-func (k *KafkaStore) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+// ActiveGroups returns Groups' answer for the active groups, without the committed offsets;
+// Calls counts it as a read of groups.
+func (k *KafkaStore) ActiveGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	out, err := k.Groups(ctx, groups)
 	for g, s := range out {
 		s.Committed, s.Metadata = nil, nil
 		out[g] = s
+		if !s.Active() {
+			delete(out, g)
+		}
 	}
 	return out, err
 }

@@ -260,10 +260,10 @@ func (s *slowPoll) Groups(ctx context.Context, groups []string) (map[string]migr
 	return s.KafkaState.Groups(ctx, groups)
 }
 
-// GroupStates is the poll's first read: held as Groups is.
-func (s *slowPoll) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+// ActiveGroups is the poll's first read: held as Groups is.
+func (s *slowPoll) ActiveGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	s.hold()
-	return s.KafkaState.GroupStates(ctx, groups)
+	return s.KafkaState.ActiveGroups(ctx, groups)
 }
 
 // hold blocks a read until released, once blocked is closed.

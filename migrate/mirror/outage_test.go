@@ -155,11 +155,11 @@ func (k *slowKafka) Groups(ctx context.Context, groups []string) (map[string]mig
 	return k.KafkaStore.Groups(ctx, groups)
 }
 
-func (k *slowKafka) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+func (k *slowKafka) ActiveGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	if err := k.reach(ctx); err != nil {
 		return nil, err
 	}
-	return k.KafkaStore.GroupStates(ctx, groups)
+	return k.KafkaStore.ActiveGroups(ctx, groups)
 }
 
 // reach returns once Kafka is up, or fails as the adapter does while it is down.
@@ -301,11 +301,11 @@ func (k refusingGroup) Groups(ctx context.Context, groups []string) (map[string]
 	return k.KafkaStore.Groups(ctx, groups)
 }
 
-func (k refusingGroup) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+func (k refusingGroup) ActiveGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	if slices.Contains(groups, k.bad) {
 		return nil, k.err
 	}
-	return k.KafkaStore.GroupStates(ctx, groups)
+	return k.KafkaStore.ActiveGroups(ctx, groups)
 }
 
 // TestOneGroupsFailureIsNotAnOutage: a group whose Kafka read keeps failing for a reason of

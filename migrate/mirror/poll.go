@@ -3,7 +3,6 @@ package mirror
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
@@ -31,8 +30,8 @@ func (l *loop) keepalivesDue(now time.Time) []string {
 	return due
 }
 
-// hotGroups are the groups whose Kafka commits the poll reads, besides every group's state:
-// those Kafka consumers own or share (not zk-primary, or active in Kafka), and every group
+// hotGroups are the groups whose state and Kafka commits the poll reads, besides those Kafka
+// lists as active: those Kafka consumers own or share (not zk-primary, or active in Kafka), and every group
 // under Reverse, whose rollback copy follows Kafka's commits. A zk-primary group nobody
 // consumes from Kafka changes its commits only by the mirror's own writes, or by a client
 // committing without joining, and every write the mirror makes reads Kafka again first
@@ -49,41 +48,35 @@ func (l *loop) hotGroups() map[string]bool {
 	return hot
 }
 
-// pollResult is one poll of the Kafka group states.
+// pollResult is one poll of Kafka.
 type pollResult struct {
 	groups []string
+	// states holds the state, members and commits of the groups read whole: the hot ones and
+	// those Kafka lists as active now. Of the others the poll learnt only that they are still
+	// not active, which is what their last sync saw (they would be hot otherwise).
 	states map[string]migrate.GroupState
-	// withCommits are the groups whose states carry their commits; the others' Committed is nil.
-	withCommits map[string]bool
-	err         error
+	err    error
 }
 
-// poll reads every group's state and member count, then the commits of the hot groups and of
-// any group the states show active now.
+// poll asks Kafka which groups are active, then reads whole the hot groups and the active ones.
+// An idle cluster costs one listing per broker, whatever the number of groups.
 func poll(ctx context.Context, k migrate.KafkaState, groups []string, hot map[string]bool) pollResult {
-	p := pollResult{groups: groups, withCommits: hot}
-	p.states, p.err = k.GroupStates(ctx, groups)
-	if p.err != nil {
+	p := pollResult{groups: groups}
+	active, err := k.ActiveGroups(ctx, groups)
+	if err != nil {
+		p.err = err
 		return p
 	}
 	var full []string
 	for _, g := range groups {
-		if p.states[g].Active() {
-			hot[g] = true
-		}
-		if hot[g] {
+		if _, ok := active[g]; ok || hot[g] {
 			full = append(full, g)
 		}
 	}
 	if len(full) == 0 {
 		return p
 	}
-	states, err := k.Groups(ctx, full)
-	if err != nil {
-		p.err = err
-		return p
-	}
-	maps.Copy(p.states, states)
+	p.states, p.err = k.Groups(ctx, full)
 	return p
 }
 
@@ -99,7 +92,8 @@ func (l *loop) pollDone(p pollResult) {
 	l.kafkaAnswered()
 	var changed []string
 	for _, g := range p.groups {
-		if l.selected(g) && !l.kafka[g].same(p.states[g], p.withCommits[g]) {
+		st, read := p.states[g]
+		if read && l.selected(g) && !l.kafka[g].same(st) {
 			changed = append(changed, g)
 		}
 	}

@@ -15,15 +15,15 @@ import (
 type pollLog struct {
 	migrate.KafkaState
 	mu      sync.Mutex
-	states  [][]string // GroupStates calls
+	states  [][]string // ActiveGroups calls
 	commits [][]string // Groups calls
 }
 
-func (k *pollLog) GroupStates(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
+func (k *pollLog) ActiveGroups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
 	k.mu.Lock()
 	k.states = append(k.states, slices.Sorted(slices.Values(groups)))
 	k.mu.Unlock()
-	return k.KafkaState.GroupStates(ctx, groups)
+	return k.KafkaState.ActiveGroups(ctx, groups)
 }
 
 func (k *pollLog) Groups(ctx context.Context, groups []string) (map[string]migrate.GroupState, error) {
@@ -40,8 +40,8 @@ func (k *pollLog) reset() {
 	k.states, k.commits = nil, nil
 }
 
-// TestPollReadsCommitsOfHotGroupsOnly: between syncs the poll reads every group's state, and
-// the commits only of the groups whose Kafka commits can change without a ZooKeeper change:
+// TestPollReadsCommitsOfHotGroupsOnly: between syncs the poll asks which of every group are
+// active, and reads the commits only of the groups whose Kafka commits can change without a ZooKeeper change:
 // kafka-primary, switching, active in Kafka (a member joined since the last sync included), and
 // every group under Reverse. A zk-primary group nobody consumes from Kafka costs one state
 // read per poll, not a fetch of all its offsets. On synctest's clock: the polls have run to

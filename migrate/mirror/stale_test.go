@@ -139,7 +139,7 @@ func TestMirrorKeepaliveOnlyZKPrimary(t *testing.T) {
 				if n := f.legacy.ReadCalls() - reads; n != 0 {
 					t.Errorf("%d ZooKeeper reads of an unchanged %s group in 10 polls, want none", n, tc.phase)
 				}
-				// Each poll reads every group's state, then the commits of the groups Kafka
+				// Each poll asks which groups are active, then reads whole the groups Kafka
 				// consumers own or share: this one.
 				if _, n := f.kafka.Calls(); n-polls != 2*10 {
 					t.Errorf("%d reads of the Kafka groups, want two in each of the 10 polls", n-polls)

@@ -89,8 +89,8 @@ func (k kafkaSeen) Active() bool {
 	return migrate.GroupState{State: k.state, Members: k.members}.Active()
 }
 
-// same reports whether a poll's answer b shows the group as last seen: state and members, and
-// the commits when the poll read them.
-func (k kafkaSeen) same(b migrate.GroupState, withCommits bool) bool {
-	return k.state == b.State && k.members == b.Members && (!withCommits || k.committed.equal(b.Committed))
+// same reports whether a poll's answer b shows the group as last seen: state, members and
+// commits.
+func (k kafkaSeen) same(b migrate.GroupState) bool {
+	return k.state == b.State && k.members == b.Members && k.committed.equal(b.Committed)
 }

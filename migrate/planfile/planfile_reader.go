@@ -45,7 +45,7 @@ func Scan(r io.Reader, fn func(migrate.GroupPlan) error) (migrate.Plan, error) {
 		p.Groups = nil
 		return p, nil
 	}
-	s := &planScanner{dec: json.NewDecoder(br), known: planFieldNames}
+	s := &planScanner{in: &jsonStream{r: br}, known: planFieldNames}
 	p, err := s.scan(fn)
 	if err != nil {
 		var cb callbackError
@@ -66,7 +66,7 @@ func ReadHead(r io.Reader) (migrate.Plan, error) {
 	if !startsWithObject(br) {
 		return decodeWhole(br)
 	}
-	s := &planScanner{headOnly: true, dec: json.NewDecoder(br), known: planFieldNames}
+	s := &planScanner{headOnly: true, in: &jsonStream{r: br}, known: planFieldNames}
 	p, err := s.scan(func(migrate.GroupPlan) error { return nil })
 	if err != nil {
 		return migrate.Plan{}, fmt.Errorf("decode plan: %w", err)
@@ -87,9 +87,8 @@ func (e callbackError) Error() string { return e.err.Error() }
 
 type planScanner struct {
 	headOnly bool // stop at the groups (ReadHead)
-	dec      *json.Decoder
+	in       *jsonStream
 	known    map[string]bool
-	started  bool // a first token was read
 	array    bool // groups was an array (not null or absent)
 	// retention is the JSON type offsets_retention was given as ("string" in schema 1,
 	// "number" from 2 on), "" when absent: the schema_version may come after it.
@@ -99,30 +98,30 @@ type planScanner struct {
 	seen       []string            // the top-level keys read so far
 	order      migrate.GroupOrder  // the groups' rules, once the policy and filter are read
 	held       []migrate.GroupPlan // groups read before the policy or the filter
+	names      interned            // strings the groups' entries repeat
 }
 
 func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, error) {
 	var p migrate.Plan
-	if err := s.delim('{', "$"); err != nil {
-		return migrate.Plan{}, err
-	}
-	for s.dec.More() {
+	err := s.members("$", func() error {
 		key, err := s.topKey()
-		if err != nil {
-			return migrate.Plan{}, err
+		switch {
+		case err != nil:
+			return err
+		case key != "groups":
+			return s.field(key, &p)
+		case s.headOnly && containsAll(s.seen, headKeys):
+			return errHeadRead
 		}
-		if key != "groups" {
-			err = s.field(key, &p)
-		} else if s.headOnly && containsAll(s.seen, headKeys) {
-			return s.head(p)
-		} else {
-			err = s.groupsField(&p, fn)
-		}
-		if err != nil {
-			return migrate.Plan{}, err
-		}
+		return s.groupsField(&p, fn)
+	})
+	if errors.Is(err, errHeadRead) {
+		return s.head(p)
 	}
-	if err := s.end(); err != nil {
+	if err != nil {
+		return migrate.Plan{}, eofError(err)
+	}
+	if err := s.in.atEnd(); err != nil {
 		return migrate.Plan{}, err
 	}
 	if err := s.replayHeld(p, fn); err != nil {
@@ -132,7 +131,7 @@ func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, erro
 	if s.array {
 		p.Groups = []migrate.GroupPlan{} // as the standard decoder leaves "groups": []
 	}
-	p, err := s.head(p)
+	p, err = s.head(p)
 	if err != nil {
 		return migrate.Plan{}, err
 	}
@@ -142,13 +141,43 @@ func (s *planScanner) scan(fn func(migrate.GroupPlan) error) (migrate.Plan, erro
 	return p, nil
 }
 
+// errHeadRead stops ReadHead's scan at the groups.
+var errHeadRead = errors.New("head read")
+
+// members reads an object at the reader, calling member for each of its members; member reads
+// the key and the value.
+func (s *planScanner) members(at string, member func() error) error {
+	if err := s.in.expect('{', at); err != nil {
+		return err
+	}
+	if c, err := s.in.peek(); err != nil || c == '}' {
+		if err == nil {
+			_, err = s.in.next()
+		}
+		return err
+	}
+	for {
+		if err := member(); err != nil {
+			return err
+		}
+		c, err := s.in.next()
+		switch {
+		case err != nil:
+			return err
+		case c == '}':
+			return nil
+		case c != ',':
+			return fmt.Errorf("%s: invalid character %q at byte %d after object key:value pair", at, c, s.in.off-1)
+		}
+	}
+}
+
 // topKey reads the next top-level key: a known one, and the first time.
 func (s *planScanner) topKey() (string, error) {
-	tok, err := s.token("$")
+	key, err := s.in.key("$")
 	if err != nil {
 		return "", err
 	}
-	key, _ := tok.(string)
 	switch {
 	case !slices.Contains(planTopKeys, key):
 		return "", fmt.Errorf("$: unknown field %q", key)
@@ -189,20 +218,6 @@ func (s *planScanner) groupsField(p *migrate.Plan, fn func(migrate.GroupPlan) er
 	return s.groups(&s.order, fn)
 }
 
-// end reads the plan's closing brace, and nothing after it.
-func (s *planScanner) end() error {
-	if err := s.delim('}', "$"); err != nil {
-		return err
-	}
-	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return fmt.Errorf("after the plan at byte %d: %w", s.dec.InputOffset(), err)
-		}
-		return fmt.Errorf("trailing data after the plan at byte %d", s.dec.InputOffset())
-	}
-	return nil
-}
-
 // replayHeld checks and hands fn the groups held because they came before the policy.
 func (s *planScanner) replayHeld(p migrate.Plan, fn func(migrate.GroupPlan) error) error {
 	if s.held == nil {
@@ -225,9 +240,12 @@ func (s *planScanner) replayHeld(p migrate.Plan, fn func(migrate.GroupPlan) erro
 
 // field decodes the value of one top-level key other than groups into p, strictly.
 func (s *planScanner) field(key string, p *migrate.Plan) error {
-	var raw json.RawMessage
-	if err := s.dec.Decode(&raw); err != nil {
-		return eofError(err)
+	raw, err := s.in.value()
+	if err != nil {
+		return err
+	}
+	if err := checkSyntax(raw); err != nil {
+		return fmt.Errorf("$.%s: %w", key, err)
 	}
 	if key == "offsets_retention" {
 		return s.retentionField(raw, p)
@@ -241,25 +259,35 @@ func (s *planScanner) field(key string, p *migrate.Plan) error {
 
 // groups reads the groups array one element at a time; order nil: fn checks them.
 func (s *planScanner) groups(order *migrate.GroupOrder, fn func(migrate.GroupPlan) error) error {
-	tok, err := s.token("$.groups")
+	c, err := s.in.peek()
 	if err != nil {
 		return err
 	}
-	if tok == nil {
-		return nil // "groups": null, as the standard decoder accepts it
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("$.groups: expected an array, got %v", tok)
+	if c != '[' {
+		raw, err := s.in.value()
+		switch {
+		case err != nil:
+			return err
+		case string(raw) == "null":
+			return nil // "groups": null, as the standard decoder accepts it
+		}
+		return fmt.Errorf("$.groups: expected an array, got %.20q", raw)
 	}
 	s.array = true
-	for i := 0; s.dec.More(); i++ {
-		var raw json.RawMessage
-		if err := s.dec.Decode(&raw); err != nil {
-			return eofError(err)
+	return s.elements("$.groups", func(i int) error {
+		raw, err := s.in.value()
+		if err != nil {
+			return err
 		}
 		var g migrate.GroupPlan
-		if err := s.strict(fmt.Sprintf("$.groups[%d]", i), raw, &g); err != nil {
-			return err
+		if !decodeGroup(raw, &g, &s.names) {
+			at := fmt.Sprintf("$.groups[%d]", i)
+			if err := checkSyntax(raw); err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			if err := s.strict(at, raw, &g); err != nil {
+				return err
+			}
 		}
 		if order != nil {
 			if err := order.Check(g); err != nil {
@@ -269,8 +297,35 @@ func (s *planScanner) groups(order *migrate.GroupOrder, fn func(migrate.GroupPla
 		if err := fn(g); err != nil {
 			return callbackError{err}
 		}
+		return nil
+	})
+}
+
+// elements reads an array at the reader, calling element for each of its elements.
+func (s *planScanner) elements(at string, element func(i int) error) error {
+	if err := s.in.expect('[', at); err != nil {
+		return err
 	}
-	return s.delim(']', "$.groups")
+	if c, err := s.in.peek(); err != nil || c == ']' {
+		if err == nil {
+			_, err = s.in.next()
+		}
+		return err
+	}
+	for i := 0; ; i++ {
+		if err := element(i); err != nil {
+			return err
+		}
+		c, err := s.in.next()
+		switch {
+		case err != nil:
+			return err
+		case c == ']':
+			return nil
+		case c != ',':
+			return fmt.Errorf("%s: invalid character %q at byte %d after array element", at, c, s.in.off-1)
+		}
+	}
 }
 
 // strict checks raw's keys (exact names, no repeats) and decodes it with unknown fields refused.
@@ -282,29 +337,6 @@ func (s *planScanner) strict(at string, raw []byte, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%s: %w", at, err)
-	}
-	return nil
-}
-
-func (s *planScanner) token(at string) (json.Token, error) {
-	tok, err := s.dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) && !s.started {
-			return nil, fmt.Errorf("empty input")
-		}
-		return nil, eofError(err)
-	}
-	s.started = true
-	return tok, nil
-}
-
-func (s *planScanner) delim(want json.Delim, at string) error {
-	tok, err := s.token(at)
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("%s: expected %q, got %v", at, want, tok)
 	}
 	return nil
 }
