@@ -55,6 +55,16 @@ func (t *targetOptions) addFlags(c *cobra.Command) {
 	f.Int64Var(&t.lagMax, "mm2-offset-lag-max", mm2log.DefaultOffsetLagMax, "MirrorMaker 2's offset.lag.max: a ZooKeeper offset further past the latest sync is replication-behind")
 }
 
+// replication is the translation a plan records in its cluster, so that copy refuses a plan
+// translated another way.
+func (t *targetOptions) replication() *migrate.Replication {
+	r := &migrate.Replication{SourceAlias: t.sourceAlias, TargetAlias: t.targetAlias, Policy: t.policy, SyncsOn: t.syncsOn, OffsetLagMax: t.lagMax}
+	if t.policy == mm2.PolicyDefault {
+		r.Separator = t.separator
+	}
+	return r
+}
+
 // enabled reports whether a target cluster was given.
 func (t *targetOptions) enabled() bool { return t.bootstrap != "" }
 
@@ -112,7 +122,7 @@ func openMigration(ctx context.Context, d *deps, g *globalOptions, t *targetOpti
 		src.Close()
 		return nil, nil, nil, err
 	}
-	src.Store = migrate.Translated(src.Store, tr)
+	src.Store, src.Identity.Replication = migrate.Translated(src.Store, tr), t.replication()
 	return src, kafka, func() { closeTarget(); src.Close() }, nil
 }
 

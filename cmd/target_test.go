@@ -198,3 +198,33 @@ func TestVerifyTarget(t *testing.T) {
 		})
 	}
 }
+
+// A saved plan records its translation: copy refuses to run it translated another way (or not
+// at all), and runs it translated alike.
+func TestCopyPlanOfAnotherTranslation(t *testing.T) {
+	stores, target, tr := targetFixture()
+	stores.legacy.DeleteOffset("g1", "t", 1)
+	plan := t.TempDir() + "/plan.json"
+	if _, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "plan", "--out", plan}, mm2Args...)...); code != ExitOK {
+		t.Fatalf("plan: exit %d: %s", code, errOut)
+	}
+	other := append([]string(nil), mm2Args...)
+	other[len(other)-1] = "elsewhere"
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{name: "another target alias", args: other, code: ExitError, want: "MirrorMaker 2 translation differ"},
+		{name: "the same", args: mm2Args, code: ExitOK},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "copy", "--plan", plan}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("copy --plan: exit %d, stderr %q; want exit %d with %q", code, errOut, tc.code, tc.want)
+			}
+		})
+	}
+}
