@@ -16,6 +16,7 @@ import (
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/kafkawriter"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/mm2log"
 )
 
 // mm2Args are the command line's target and replication flags for the mm2 stack.
@@ -36,11 +37,20 @@ func TestMirrorMakerMigrate(t *testing.T) {
 	records, starts := []int{300, 50, 120}, []int64{100, 20, 0}
 	topic := e.unreplicatedStart(records, starts)
 	target := st.MM2SourceAlias + "." + topic
-	e.waitSyncs(topic, records)
+	syncs := e.waitSyncs(topic, records)
 
 	// The legacy consumer's positions: mid-log, at the source's end (nothing left to read), and
-	// just past a record (an offset a sync is unlikely to pin).
+	// just past a record (an offset a sync is unlikely to pin). MirrorMaker 2 may leave the first
+	// records it replicates without a sync (a loaded run left 100..297 of partition 0 so): such an
+	// offset is below-first-sync, TestMirrorMakerMigrateRefusals' case, so a position below the
+	// first offset that translates moves up to it.
 	zkOffs := map[int32]int64{0: 217, 1: 50, 2: 61}
+	for p, want := range zkOffs {
+		if first := firstTranslated(t, syncs, topic, p, starts[p], int64(records[p]), st.MM2OffsetLagMax); first > want {
+			t.Logf("%s/%d: the first offset that translates is %d, above %d: the consumer is placed there", topic, p, first, want)
+			zkOffs[p] = first
+		}
+	}
 	g := e.group()
 	e.zkOffsets(g, topic, zkOffs)
 
@@ -82,6 +92,19 @@ func TestMirrorMakerMigrate(t *testing.T) {
 		}
 		t.Logf("%s/%d: ZooKeeper %d; %d records read, %d of them again (plan announced at most %d)", target, p, zkOffs[part], len(got), reread, announced[part])
 	}
+}
+
+// firstTranslated is the first source offset of topic/p in [from, to] that the syncs place.
+func firstTranslated(t *testing.T, syncs mm2log.Log, topic string, p int32, from, to, lagMax int64) int64 {
+	t.Helper()
+	s := syncs.Syncs[migrate.TopicPartition{Topic: topic, Partition: p}]
+	for off := from; off <= to; off++ {
+		if !s.Translate(off, lagMax).Class.Blocked() {
+			return off
+		}
+	}
+	t.Fatalf("%s/%d: no offset in %d..%d translates", topic, p, from, to)
+	return 0
 }
 
 // checkRead checks the source offsets a consumer read, in order: every source record from off
@@ -302,15 +325,17 @@ func TestMirrorMakerStoppedPartWay(t *testing.T) {
 	e := newEnvOn(t, st, kafkaconn.Security{})
 	topic := e.unreplicatedStart([]int{100}, []int64{30})
 	target := st.MM2SourceAlias + "." + topic
-	e.waitSyncs(topic, []int{100})
+	syncs := e.waitSyncs(topic, []int{100})
 	start := st.StopMirrorMaker2(t)
+	// A position within the replicated records that translates (the first ones may have no sync).
+	within0 := max(80, firstTranslated(t, syncs, topic, 0, 30, 100, st.MM2OffsetLagMax))
 	e.produce(topic, 100, 300) // source offsets 100..299, not replicated while it is stopped
 
 	ahead, within := e.group(), e.group()
 	e.deleteTargetGroupAtEnd(ahead)
 	e.deleteTargetGroupAtEnd(within)
 	e.zkOffsets(ahead, topic, map[int32]int64{0: 250})
-	e.zkOffsets(within, topic, map[int32]int64{0: 80})
+	e.zkOffsets(within, topic, map[int32]int64{0: within0})
 	tw := e.targetWriter()
 	args := mm2Args(st)
 
