@@ -145,6 +145,11 @@ func translateOffsets(offsets []LegacyOffset, tr Translator) []LegacyOffset {
 }
 
 func translateOffset(o LegacyOffset, tr Translator) LegacyOffset {
+	if o.Topic == "" {
+		// An offsets folder the store could not list names no topic: it stays without one, so
+		// that no topic filter drops it and the plan still blocks its group (KeepsOffset).
+		return o
+	}
 	src := &Source{Topic: o.Topic, Offset: o.Offset}
 	o.Topic, o.Source = tr.Topic(o.Topic), src
 	if o.Invalid != "" || o.Partition < 0 || o.Offset < 0 {

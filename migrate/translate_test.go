@@ -192,3 +192,29 @@ func TestTranslatedTopicFilterNamesTheSource(t *testing.T) {
 		t.Fatalf("kept %+v, want src.orders alone", in.Legacy)
 	}
 }
+
+// An offsets folder the store could not list (an invalid entry without a topic) stays without
+// one through the translation: a topic filter keeps it, and it blocks its group.
+func TestTranslatedUnlistableFolderStaysBlocked(t *testing.T) {
+	unlistable := migrate.LegacyOffset{Path: "/consumers/g/offsets", Invalid: "not authorized to list"}
+	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{unlistable, off("g", "orders", 0, 150)}})
+	f, err := migrate.NewFilter(nil, "", "^orders$", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := migrate.Build(in, migrate.DefaultPolicy(), migratetest.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var classes []string
+	for _, e := range plan.Groups[0].Entries {
+		classes = append(classes, e.Topic+":"+string(e.Class))
+	}
+	if got := strings.Join(classes, " "); got != ":invalid-znode src.orders:zk-only" {
+		t.Errorf("entries %s, want the unlistable folder without a topic, blocked, beside src.orders", got)
+	}
+}
