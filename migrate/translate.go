@@ -63,8 +63,8 @@ type Source struct {
 // entry is the Source as a plan entry keeps it: the blocked class and its reason are the
 // entry's own class and reason (and a plan file has no place for them twice).
 func (s *Source) entry() *Source {
-	if s == nil {
-		return nil
+	if s == nil || (s.Blocked == "" && s.Reason == "") {
+		return s // a placed offset's source is the entry's as it is: shared, never changed
 	}
 	return &Source{Topic: s.Topic, Offset: s.Offset, MaxReread: s.MaxReread}
 }
@@ -131,26 +131,28 @@ func (t *translatedRechecker) RecheckGroups(ctx context.Context, reqs []RecheckR
 	return got, nil
 }
 
-// translateOffsets translates a group's offsets, sorted again as LegacyStore promises (a
-// policy that renames topics may change their order).
+// translateOffsets translates a group's offsets in place (a store's reader owns what it is
+// given), sorted again as LegacyStore promises (a policy that renames topics may change their
+// order). The sources are one block per group: one allocation, not one per offset.
 func translateOffsets(offsets []LegacyOffset, tr Translator) []LegacyOffset {
-	out := make([]LegacyOffset, len(offsets))
+	srcs := make([]Source, len(offsets))
 	for i, o := range offsets {
-		out[i] = translateOffset(o, tr)
+		offsets[i] = translateOffset(o, tr, &srcs[i])
 	}
-	if !slices.IsSortedFunc(out, compareOffsets) {
-		slices.SortFunc(out, compareOffsets)
+	if !slices.IsSortedFunc(offsets, compareOffsets) {
+		slices.SortFunc(offsets, compareOffsets)
 	}
-	return out
+	return offsets
 }
 
-func translateOffset(o LegacyOffset, tr Translator) LegacyOffset {
+// translateOffset translates o, its Source kept in src.
+func translateOffset(o LegacyOffset, tr Translator, src *Source) LegacyOffset {
 	if o.Topic == "" {
 		// An offsets folder the store could not list names no topic: it stays without one, so
 		// that no topic filter drops it and the plan still blocks its group (KeepsOffset).
 		return o
 	}
-	src := &Source{Topic: o.Topic, Offset: o.Offset}
+	*src = Source{Topic: o.Topic, Offset: o.Offset}
 	o.Topic, o.Source = tr.Topic(o.Topic), src
 	if o.Invalid != "" || o.Partition < 0 || o.Offset < 0 {
 		return o // no offset to place: BuildEntries says why
