@@ -9,8 +9,10 @@
 # theirs so), with the default replication policy: the target's copy of topic t is source.t.
 # MirrorMaker 2 writes its offset syncs to mm2-offset-syncs.target.internal on the source (the
 # default offset-syncs.topic.location) and its checkpoints to source.checkpoints.internal on the
-# target. sync.group.offsets.enabled is off: offsets reach the target only through what a test
-# or zk2kafka writes there.
+# target. sync.group.offsets.enabled is on (every 5 s), for the path that copies into the source
+# and lets MirrorMaker 2 carry the offsets: it syncs only groups with commits in the source's
+# __consumer_offsets, so the groups the tests migrate from ZooKeeper into the target are not
+# touched.
 
 MM2_SOURCE_ALIAS=source
 MM2_TARGET_ALIAS=target
@@ -91,7 +93,8 @@ refresh.topics.interval.seconds = 5
 refresh.groups.interval.seconds = 5
 emit.checkpoints.enabled = true
 emit.checkpoints.interval.seconds = 5
-sync.group.offsets.enabled = false
+sync.group.offsets.enabled = true
+sync.group.offsets.interval.seconds = 5
 offset.lag.max = $MM2_OFFSET_LAG_MAX
 # No REST server of its own: nothing to bind.
 dedicated.mode.enable.internal.rest = false
