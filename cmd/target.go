@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +37,8 @@ type targetOptions struct {
 	policy, separator        string
 	syncsOn                  string // offset-syncs.topic.location: source or target
 	lagMax                   int64
+	// follow, when set (dual-commit), is how often the offset syncs are read again.
+	follow time.Duration
 }
 
 // targetOpener opens the target cluster and reads the offset syncs; tests replace it.
@@ -101,6 +105,9 @@ func (t *targetOptions) validate(fs *pflag.FlagSet, getenv func(string) string) 
 	if t.lagMax < 1 {
 		return fmt.Errorf("--mm2-offset-lag-max: %d, expected at least 1", t.lagMax)
 	}
+	if fs.Lookup("mm2-offset-syncs-interval") != nil && t.follow < time.Second {
+		return fmt.Errorf("--mm2-offset-syncs-interval: %s is too short, expected at least 1s", t.follow)
+	}
 	var err error
 	t.security, err = t.sec.security(getenv)
 	return err
@@ -142,11 +149,23 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("target cluster %s: %w", t.bootstrap, err)
 	}
-	return c, tr, func() {
+	closeClient := func() {
 		if err := c.Close(); err != nil {
 			d.logger.Warn("closing the target Kafka client", "err", err)
 		}
-	}, nil
+	}
+	if t.follow <= 0 {
+		return c, tr, closeClient, nil
+	}
+	live := mm2log.NewLive(tr)
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		live.Follow(fctx, t.follow, func(ctx context.Context) (*mm2log.Translator, error) { return readSyncs(ctx, g, t, d) },
+			func(err error) { d.logger.Warn(err.Error()) })
+	}()
+	return c, live, func() { stop(); <-done; closeClient() }, nil
 }
 
 // readSyncs reads the offset-syncs topic whole, once per run: a copy's re-checks translate
@@ -176,6 +195,10 @@ func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps)
 	if err != nil {
 		return nil, err
 	}
-	d.logger.Info("read MirrorMaker 2's offset syncs", "topic", log.Topic, "on", cfg.Cluster, "records", log.Records, "partitions", len(log.Syncs))
+	level := slog.LevelInfo
+	if t.follow > 0 {
+		level = slog.LevelDebug // dual-commit reads them every --mm2-offset-syncs-interval
+	}
+	d.logger.Log(ctx, level, "read MirrorMaker 2's offset syncs", "topic", log.Topic, "on", cfg.Cluster, "records", log.Records, "partitions", len(log.Syncs))
 	return mm2log.NewTranslator(log, t.mm2Policy(), t.lagMax)
 }

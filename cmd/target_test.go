@@ -118,6 +118,12 @@ func TestTargetFlagsRefused(t *testing.T) {
 		{name: "an unknown policy", args: append([]string{"migrate", "plan", "--replication-policy", "custom"}, mm2Args...), want: `replication policy "custom"`},
 		{name: "an unknown location", args: append([]string{"migrate", "plan", "--mm2-offset-syncs-location", "both"}, mm2Args...), want: `"both" is not one of [source target]`},
 		{name: "an offset adjust", args: append([]string{"migrate", "plan", "--offset-adjust", "1"}, mm2Args...), want: "--offset-adjust +1 cannot be applied"},
+		{name: "dual-commit --reverse into a target", args: append([]string{"migrate", "dual-commit", "--reverse"}, mm2Args...),
+			want: "--reverse with --target-kafka"},
+		{name: "the syncs interval without a target", args: []string{"migrate", "dual-commit", "--mm2-offset-syncs-interval", "5s"},
+			want: "--mm2-offset-syncs-interval is for a target cluster"},
+		{name: "a syncs interval too short", args: append([]string{"migrate", "dual-commit", "--mm2-offset-syncs-interval", "10ms"}, mm2Args...),
+			want: "--mm2-offset-syncs-interval: 10ms is too short"},
 		{name: "target SASL flags of another mechanism", args: append([]string{"migrate", "plan", "--target-kafka-sasl-oauth-scope", "x"}, mm2Args...),
 			want: "--target-kafka-sasl-oauth-scope is for --target-kafka-sasl-mechanism OAUTHBEARER"},
 	}

@@ -128,8 +128,8 @@ func BuildEntries(group string, offsets []LegacyOffset, ks GroupState, topics ma
 
 // UsableOffsets reads a group's legacy offsets as BuildEntries does before comparing them with
 // Kafka: usable holds each partition's znode with Offset after --offset-adjust (adj); unusable
-// names the partitions whose znodes stand for no offset (invalid, or two znodes naming one
-// partition), which are never overwritten. Dual-commit's mirror decides its phases from this
+// names the partitions whose znodes stand for no offset (invalid, two znodes naming one
+// partition, or one a Translator could not place), which are never overwritten. Dual-commit's mirror decides its phases from this
 // reading, so that it compares the offsets the entries stand for: compared raw, a +1 adjust
 // would make Kafka "ahead" after every mirrored write.
 func UsableOffsets(offsets []LegacyOffset, adj int64) (usable map[TopicPartition]LegacyOffset, unusable map[TopicPartition]bool) {
@@ -138,7 +138,9 @@ func UsableOffsets(offsets []LegacyOffset, adj int64) (usable map[TopicPartition
 	for i, o := range offsets {
 		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}
 		zk, bad := usableOffset(o, adj)
-		if bad != "" || len(duplicateZnodes(offsets, i)) > 1 {
+		// A translated offset the translator could not place still holds the source's value:
+		// compared with the target's commits it would mean nothing.
+		if bad != "" || len(duplicateZnodes(offsets, i)) > 1 || (o.Source != nil && o.Source.Blocked != "") {
 			unusable[tp] = true
 			continue
 		}

@@ -218,3 +218,25 @@ func TestTranslatedUnlistableFolderStaysBlocked(t *testing.T) {
 		t.Errorf("entries %s, want the unlistable folder without a topic, blocked, beside src.orders", got)
 	}
 }
+
+// Dual-commit's reading of the offsets: a translated offset is usable at its target value, one
+// the translator could not place is not (its value is the source's).
+func TestUsableOffsetsTranslated(t *testing.T) {
+	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{
+		off("g", "orders", 0, 150), off("g", "orders", 1, 501), off("g", "orders", 2, 5)}})
+	var got migrate.LegacyGroup
+	if err := migrate.Translated(legacy, translator()).ReadGroups(context.Background(), []string{"g"}, func(g migrate.LegacyGroup) error {
+		got = g
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	usable, unusable := migrate.UsableOffsets(got.Offsets, 0)
+	tp := func(p int32) migrate.TopicPartition { return migrate.TopicPartition{Topic: "src.orders", Partition: p} }
+	if o, ok := usable[tp(0)]; !ok || o.Offset != 50 || len(usable) != 1 {
+		t.Errorf("usable %v, want src.orders/0 at 50 alone", usable)
+	}
+	if !unusable[tp(1)] || !unusable[tp(2)] {
+		t.Errorf("unusable %v, want src.orders/1 (replication behind) and /2 (no sync)", unusable)
+	}
+}
