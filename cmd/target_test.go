@@ -234,3 +234,16 @@ func TestCopyPlanOfAnotherTranslation(t *testing.T) {
 		})
 	}
 }
+
+// verify --topic-regex against a target names the source's topics: the target's commit of a
+// partition ZooKeeper lacks, on a selected topic, is missing-in-zk as in place.
+func TestVerifyTargetTopicFilter(t *testing.T) {
+	stores, target, tr := targetFixture()
+	target.SetCommitted("g1", "src.t", 0, 6)
+	target.SetCommitted("g2", "src.t", 0, 1)
+	target.SetCommitted("g2", "src.t", 1, 9) // g2 has no znode of t/1
+	out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "verify", "--group", "g2", "--topic-regex", "^t$", "-o", "json"}, mm2Args...)...)
+	if code != ExitUnsafe || !strings.Contains(out, `"status": "missing-in-zk"`) {
+		t.Fatalf("exit %d, want %d with missing-in-zk:\n%s%s", code, ExitUnsafe, out, errOut)
+	}
+}

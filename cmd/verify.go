@@ -143,11 +143,12 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 			return fmt.Errorf("--mark: %w", err)
 		}
 	}
-	kafka, closeKafka, err := openVerified(ctx, d, g, &o.target, src)
+	kafka, tr, closeKafka, err := openVerified(ctx, d, g, &o.target, src)
 	if err != nil {
 		return err
 	}
 	defer closeKafka()
+	req.Translator = tr
 	if o.viaTopic {
 		committed, closeCommitted, err := d.viaTopic(ctx, g, d)
 		if err != nil {
@@ -195,14 +196,15 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 
 // openVerified opens the Kafka cluster verify compares ZooKeeper with: --kafka, or the target
 // of --target-kafka, the legacy store then read through the translation into its log.
-func openVerified(ctx context.Context, d *deps, g *globalOptions, t *targetOptions, src *legacy.Source) (migrate.KafkaState, func(), error) {
+func openVerified(ctx context.Context, d *deps, g *globalOptions, t *targetOptions, src *legacy.Source) (migrate.KafkaState, migrate.Translator, func(), error) {
 	if !t.enabled() {
-		return d.stores.OpenKafka(ctx, g, d)
+		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+		return kafka, nil, closeKafka, err
 	}
 	kafka, tr, closeTarget, err := d.target(ctx, g, t, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	src.Store = migrate.Translated(src.Store, tr)
-	return kafka, closeTarget, nil
+	return kafka, tr, closeTarget, nil
 }
