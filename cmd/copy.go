@@ -133,11 +133,12 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	src, kafka, closeStores, err := openMigration(ctx, d, g, &o.target)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
 	// before the first write.
 	bar := newProgress(d, true)

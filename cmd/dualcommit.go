@@ -182,16 +182,17 @@ func (o *dualCommitOptions) validate() error {
 }
 
 func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommitOptions) error {
-	src, kafka, closeStores, err := openMigration(ctx, d, g, &o.target)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	if src.Unchanging != "" {
 		return errors.New(src.Unchanging)
 	}
 	m := &mirror.Mirror{
-		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
+		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Translator: mg.tr, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
 		KafkaUnreachable: kafkawriter.Unreachable,

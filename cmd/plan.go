@@ -114,11 +114,12 @@ func (o *planOptions) validate() error {
 }
 
 func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) error {
-	src, kafka, closeStores, err := openMigration(ctx, d, g, &o.target)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	bar := newProgress(d, true)
 	defer bar.finish()
 	legacy := migrate.WithReadProgress(src.Store, bar.reads("plan: reading ZooKeeper"))

@@ -113,24 +113,33 @@ func (t *targetOptions) validate(fs *pflag.FlagSet, getenv func(string) string) 
 	return err
 }
 
-// openMigration opens what plan and copy read and write: the legacy source and the Kafka
-// cluster commits go to. With a target, that is the target cluster, and the legacy store is
-// read through the translation into its log.
-func openMigration(ctx context.Context, d *deps, g *globalOptions, t *targetOptions) (*legacy.Source, migrate.KafkaStore, func(), error) {
+// migration is what plan, copy and dual-commit read and write: the legacy source, the Kafka
+// cluster commits go to, and with a target the translation into its log (nil in place), which
+// the legacy store is then read through.
+type migration struct {
+	src   *legacy.Source
+	kafka migrate.KafkaStore
+	tr    migrate.Translator
+	close func()
+}
+
+// openMigration opens the migration the flags name.
+func openMigration(ctx context.Context, d *deps, g *globalOptions, t *targetOptions) (migration, error) {
 	if !t.enabled() {
-		return openStores(ctx, d, g)
+		src, kafka, closeAll, err := openStores(ctx, d, g)
+		return migration{src: src, kafka: kafka, close: closeAll}, err
 	}
 	src, err := d.stores.OpenLegacy(ctx, g, d)
 	if err != nil {
-		return nil, nil, nil, err
+		return migration{}, err
 	}
 	kafka, tr, closeTarget, err := d.target(ctx, g, t, d)
 	if err != nil {
 		src.Close()
-		return nil, nil, nil, err
+		return migration{}, err
 	}
 	src.Store, src.Identity.Replication = migrate.Translated(src.Store, tr), t.replication()
-	return src, kafka, func() { closeTarget(); src.Close() }, nil
+	return migration{src: src, kafka: kafka, tr: tr, close: func() { closeTarget(); src.Close() }}, nil
 }
 
 // openTarget opens the target cluster and reads MirrorMaker 2's offset syncs from the cluster

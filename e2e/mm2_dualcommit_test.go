@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -22,8 +23,9 @@ func TestMirrorMakerDualCommit(t *testing.T) {
 	first := max(120, firstTranslated(t, syncs, topic, 0, 50, 200, st.MM2OffsetLagMax))
 	e.zkOffsets(g, topic, map[int32]int64{0: first})
 
-	run := e.dualCommit(append([]string{"--group", g, "--execute", "--poll-interval", "200ms", "--resync-interval", "2s",
-		"--mm2-offset-syncs-interval", "1s"}, mm2Args(st)...)...)
+	// --topic-regex names the source's topic (the target's commits are selected by what they replicate).
+	run := e.dualCommit(append([]string{"--group", g, "--topic-regex", "^" + regexp.QuoteMeta(topic) + "$", "--execute",
+		"--poll-interval", "200ms", "--resync-interval", "2s", "--mm2-offset-syncs-interval", "1s"}, mm2Args(st)...)...)
 	e.waitTargetMatches(g, run)
 
 	e.produce(topic, 200, 300) // the legacy consumer's source goes on; MirrorMaker 2 replicates it

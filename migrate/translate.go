@@ -183,3 +183,17 @@ func innermost(legacy LegacyStore) LegacyStore {
 		}
 	}
 }
+
+// CommitTopics selects Kafka's commits by the filter's topics: with tr (Kafka is a cluster
+// MirrorMaker 2 replicates the znodes' cluster into), by the source topic a commit's topic
+// replicates, since the filter names the znodes' topics; a topic that replicates none is then
+// not selected by a topic filter. Without a topic filter every commit is, as in place.
+func (f Filter) CommitTopics(tr Translator) func(topic string) bool {
+	if tr == nil || f.TopicRegex == nil {
+		return f.MatchTopic
+	}
+	return func(topic string) bool {
+		src, ok := tr.Source(topic)
+		return ok && f.MatchTopic(src)
+	}
+}

@@ -119,7 +119,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		return Report{}, err
 	}
 	opts := req.Options
-	opts.MatchTopic, opts.GroupMap = req.matchTopic(), req.Filter.GroupMap
+	opts.MatchTopic, opts.GroupMap = req.Filter.CommitTopics(req.Translator), req.Filter.GroupMap
 	log := req.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -156,19 +156,6 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		err = markPassed(ctx, req.Writer, "zk2kafka "+req.Version, log, &report)
 	}
 	return report, err
-}
-
-// matchTopic selects the Kafka commits compared: by the topic filter, and with a Translator by
-// the source topic a commit's topic replicates (one that replicates none is not selected by a
-// filter). Without a topic filter every commit is, as in place.
-func (r Request) matchTopic() func(string) bool {
-	if r.Translator == nil || r.Filter.TopicRegex == nil {
-		return r.Filter.MatchTopic
-	}
-	return func(topic string) bool {
-		src, ok := r.Translator.Source(topic)
-		return ok && r.Filter.MatchTopic(src)
-	}
 }
 
 // describeCommitted returns the log ranges of every partition the groups have a Kafka commit
