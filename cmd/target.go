@@ -145,10 +145,6 @@ func openMigration(ctx context.Context, d *deps, g *globalOptions, t *targetOpti
 // openTarget opens the target cluster and reads MirrorMaker 2's offset syncs from the cluster
 // that holds them.
 func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (migrate.KafkaStore, migrate.Translator, func(), error) {
-	tr, err := readSyncs(ctx, g, t, d)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	bootstrap, err := kafkaconn.ParseBootstrap(t.bootstrap)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--target-kafka: %w", err)
@@ -163,6 +159,11 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 			d.logger.Warn("closing the target Kafka client", "err", err)
 		}
 	}
+	tr, err := readSyncs(ctx, g, t, d, c)
+	if err != nil {
+		closeClient()
+		return nil, nil, nil, err
+	}
 	if t.follow <= 0 {
 		return c, tr, closeClient, nil
 	}
@@ -171,15 +172,17 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		live.Follow(fctx, t.follow, func(ctx context.Context) (*mm2log.Translator, error) { return readSyncs(ctx, g, t, d) },
+		live.Follow(fctx, t.follow, func(ctx context.Context) (*mm2log.Translator, error) { return readSyncs(ctx, g, t, d, c) },
 			func(err error) { d.logger.Warn(err.Error()) })
 	}()
 	return c, live, func() { stop(); <-done; closeClient() }, nil
 }
 
-// readSyncs reads the offset-syncs topic whole, once per run: a copy's re-checks translate
-// with the syncs of its start (later syncs only pin offsets the earlier ones rounded down).
-func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (*mm2log.Translator, error) {
+// readSyncs reads the offset-syncs topic whole, once per run (dual-commit: every
+// --mm2-offset-syncs-interval), then the target's log ends of the replicas it names: a copy's
+// re-checks translate with the syncs of its start (later syncs only pin offsets the earlier
+// ones rounded down).
+func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps, target migrate.KafkaState) (*mm2log.Translator, error) {
 	cfg := mm2log.Config{Cluster: "the source cluster", ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger, Security: g.kafkaSecurity}
 	servers := g.kafkaBootstrap
 	if t.syncsOn == "target" {
@@ -209,5 +212,9 @@ func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps)
 		level = slog.LevelDebug // dual-commit reads them every --mm2-offset-syncs-interval
 	}
 	d.logger.Log(ctx, level, "read MirrorMaker 2's offset syncs", "topic", log.Topic, "on", cfg.Cluster, "records", log.Records, "partitions", len(log.Syncs))
-	return mm2log.NewTranslator(log, t.mm2Policy(), t.lagMax)
+	tr, err := mm2log.NewTranslator(log, t.mm2Policy(), t.lagMax)
+	if err != nil {
+		return nil, err
+	}
+	return tr.WithTargetEnds(ctx, target)
 }

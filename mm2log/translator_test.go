@@ -1,11 +1,13 @@
 package mm2log
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/contract"
+	"github.com/zk2kafka/zk2kafka/migrate/migratetest"
 	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
 
@@ -83,4 +85,35 @@ func TestNewTranslatorRefuses(t *testing.T) {
 	if _, err := NewTranslator(Log{}, mm2.Policy{Name: mm2.PolicyIdentity}, -1); err == nil {
 		t.Error("a negative offset.lag.max was taken")
 	}
+}
+
+// With the target's log ends, an offset further past the latest sync than offset.lag.max is
+// placed once the target holds every record before it; a partition the target lacks keeps the
+// lag rule.
+func TestTranslatorWithTargetEnds(t *testing.T) {
+	k := migratetest.NewKafkaStore()
+	// orders/1 syncs 0->0, 10->10: its replica holds 30 records, so source 21..30 are placed.
+	k.AddTopic("source.orders", migrate.PartitionRange{LogEnd: 16}, migrate.PartitionRange{LogEnd: 30})
+	tr, err := testTranslator(t).WithTargetEnds(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tp   migrate.TopicPartition
+		off  int64
+		want migrate.Placement
+	}{
+		{tp: orders1, off: 30, want: migrate.Placement{Offset: 11, MaxReread: 19}},
+		{tp: orders1, off: 31, want: migrate.Placement{Blocked: migrate.ClassReplicationBehind}},
+		{tp: orders0, off: 155, want: migrate.Placement{Offset: 41, MaxReread: 4}},                // within offset.lag.max: as before
+		{tp: orders0, off: 165, want: migrate.Placement{Blocked: migrate.ClassReplicationBehind}}, // the replica holds too few records
+	}
+	for _, tc := range cases {
+		got := tr.Translate(tc.tp, tc.off)
+		got.Reason = ""
+		if got != tc.want {
+			t.Errorf("Translate(%s, %d) = %+v, want %+v", tc.tp, tc.off, got, tc.want)
+		}
+	}
+	contract.TestTranslator(t, tr, []migrate.TopicPartition{orders0, orders1, other0}, 200)
 }

@@ -108,3 +108,24 @@ func (s Syncs) Translate(off, lagMax int64) Translation {
 	}
 	return Translation{Class: RoundedDown, Target: at.Downstream + 1, MaxReread: max(reread, 0)}
 }
+
+// TranslateReplicated is Translate given also the target partition's log end (the offset of
+// its next record): an offset further past the latest sync than lagMax is placed all the same
+// when the target holds at least as many records after the sync's as there are source offsets
+// between the sync and it. MirrorMaker 2 writes a partition's records in source order, each
+// target record after the sync's a later source record, so the last of those records is at or
+// past the consumer's last read one: every record before off was replicated, and off is placed
+// as any offset past the latest sync is (just past the sync, nothing skipped; MirrorMaker 2's
+// syncs lie further apart than offset.lag.max at times, and the lag alone would call such an
+// offset behind). Otherwise it stays Behind.
+func (s Syncs) TranslateReplicated(off, lagMax, targetEnd int64) Translation {
+	tr := s.Translate(off, lagMax)
+	if tr.Class != Behind {
+		return tr
+	}
+	at := s.list[len(s.list)-1]
+	if held, needed := targetEnd-at.Downstream-1, off-at.Upstream-1; held >= needed {
+		return Translation{Class: RoundedDown, Target: at.Downstream + 1, MaxReread: needed}
+	}
+	return tr
+}

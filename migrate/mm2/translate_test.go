@@ -105,3 +105,90 @@ func TestTranslateNeverSkips(t *testing.T) {
 		}
 	}
 }
+
+// Past the latest sync by more than offset.lag.max, an offset is placed once the target holds
+// as many records after the sync as there are source offsets before it, and stays behind
+// otherwise; other offsets translate as Translate does.
+func TestTranslateReplicated(t *testing.T) {
+	syncs := syncsOf([2]int64{1000, 0}, [2]int64{1300, 280})
+	cases := []struct {
+		name      string
+		off, end  int64
+		want      Translation
+		reasonHas string
+	}{
+		{name: "the target holds every record before it", off: 1401, end: 381, want: Translation{Class: RoundedDown, Target: 281, MaxReread: 100}},
+		{name: "the target holds more", off: 1401, end: 500, want: Translation{Class: RoundedDown, Target: 281, MaxReread: 100}},
+		{name: "one record short", off: 1401, end: 380, want: Translation{Class: Behind}, reasonHas: "more than offset.lag.max"},
+		{name: "within offset.lag.max: as Translate", off: 1350, end: 281, want: Translation{Class: RoundedDown, Target: 281, MaxReread: 49}},
+		{name: "below the first sync: as Translate", off: 999, end: 5000, want: Translation{Class: BelowFirstSync}, reasonHas: "below the first"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := syncs.TranslateReplicated(tc.off, 100, tc.end)
+			if !strings.Contains(got.Reason, tc.reasonHas) || (tc.reasonHas == "") != (got.Reason == "") {
+				t.Errorf("reason %q, want one with %q", got.Reason, tc.reasonHas)
+			}
+			got.Reason = ""
+			if got != tc.want {
+				t.Errorf("TranslateReplicated(%d, end %d) = %+v, want %+v", tc.off, tc.end, got, tc.want)
+			}
+		})
+	}
+	var none Syncs
+	if got := none.TranslateReplicated(5, 100, 1000); got.Class != NoSync {
+		t.Errorf("no syncs: %+v, want no-sync", got)
+	}
+}
+
+// TranslateReplicated never skips either, at every stage of a replication whose syncs stopped
+// early: the source's records 0..299 (those at multiples of 7 never replicated), synced every
+// 40 up to 121 only, replicated up to each source offset in turn. A placed offset is never past
+// the position of its record in the final target log, re-reads at most MaxReread, and is placed
+// further past the latest sync than offset.lag.max only once every record before it is in the
+// target.
+func TestTranslateReplicatedNeverSkips(t *testing.T) {
+	var down []int64
+	next := int64(0)
+	var syncs Syncs
+	for u := range int64(300) {
+		if u%7 == 0 {
+			down = append(down, -1)
+			continue
+		}
+		down = append(down, next)
+		if u%40 == 1 && u <= 121 {
+			syncs.Add(OffsetSync{Topic: "t", Upstream: u, Downstream: next})
+		}
+		next++
+	}
+	for replicated := int64(121); replicated < 300; replicated++ { // source records up to this one are in the target
+		end := int64(0)
+		for u := int64(0); u <= replicated; u++ {
+			if down[u] >= 0 {
+				end = down[u] + 1
+			}
+		}
+		for off := int64(122); off < 300; off++ {
+			tr := syncs.TranslateReplicated(off, 5, end)
+			if tr.Class.Blocked() {
+				continue
+			}
+			pos := next
+			for u := off; u < 300; u++ {
+				if down[u] >= 0 {
+					pos = down[u]
+					break
+				}
+			}
+			switch {
+			case tr.Target > pos:
+				t.Fatalf("replicated to %d, offset %d: target %d is past the true position %d", replicated, off, tr.Target, pos)
+			case pos-tr.Target > tr.MaxReread:
+				t.Fatalf("replicated to %d, offset %d: %d records read again, MaxReread says %d", replicated, off, pos-tr.Target, tr.MaxReread)
+			case off-121 > 5 && off-1 > replicated: // within offset.lag.max, Translate places it as MirrorMaker 2 would
+				t.Fatalf("replicated to %d, offset %d placed: record %d is not in the target yet", replicated, off, off-1)
+			}
+		}
+	}
+}
