@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,16 +147,20 @@ func TestTargetFlagsRefused(t *testing.T) {
 func TestVerifyTarget(t *testing.T) {
 	cases := []struct {
 		name   string
+		args   []string
 		commit map[string]int64 // "group/partition" -> the target's commit of src.t
 		want   map[string]string
+		failed []string // the partitions that fail
 		code   int
 	}{
 		{name: "equal after translation", commit: map[string]int64{"g1/0": 6, "g2/0": 1},
-			want: map[string]string{"g1/0": "match", "g1/1": "not-replicated", "g2/0": "match"}, code: ExitUnsafe},
+			want: map[string]string{"g1/0": "match", "g1/1": "not-replicated", "g2/0": "match"}, failed: []string{"g1/1"}, code: ExitUnsafe},
 		{name: "the target ahead: records skipped", commit: map[string]int64{"g1/0": 7, "g2/0": 1},
-			want: map[string]string{"g1/0": "kafka-ahead", "g2/0": "match"}, code: ExitUnsafe},
-		{name: "the target behind: records read again", commit: map[string]int64{"g1/0": 5, "g2/0": 1},
-			want: map[string]string{"g1/0": "kafka-behind", "g2/0": "match"}, code: ExitUnsafe},
+			want: map[string]string{"g1/0": "kafka-ahead", "g2/0": "match"}, failed: []string{"g1/0", "g1/1"}, code: ExitUnsafe},
+		{name: "the target behind: records read again, none skipped", args: []string{"--group", "g2"}, commit: map[string]int64{"g2/0": 0},
+			want: map[string]string{"g2/0": "kafka-behind"}, code: ExitOK},
+		{name: "the target behind under --strict", args: []string{"--group", "g2", "--strict"}, commit: map[string]int64{"g2/0": 0},
+			want: map[string]string{"g2/0": "kafka-behind"}, failed: []string{"g2/0"}, code: ExitUnsafe},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,7 +170,7 @@ func TestVerifyTarget(t *testing.T) {
 				part, _ := strconv.Atoi(p)
 				target.SetCommitted(g, "src.t", int32(part), off)
 			}
-			out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "verify", "-o", "json"}, mm2Args...)...)
+			out, errOut, code := runTarget(t, stores, target, tr, append(append([]string{"migrate", "verify", "-o", "json"}, tc.args...), mm2Args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
 			}
@@ -190,9 +195,10 @@ func TestVerifyTarget(t *testing.T) {
 					if p.Topic != "src.t" || p.Source == nil || p.Source.Topic != "t" {
 						t.Errorf("partition %+v: want the target's topic with its source", p)
 					}
-					got[fmt.Sprintf("%s/%d", g.Group, p.Partition)] = p.Status
-					if (p.Status == "match") != p.OK {
-						t.Errorf("%s/%d: %s ok %v", g.Group, p.Partition, p.Status, p.OK)
+					k := fmt.Sprintf("%s/%d", g.Group, p.Partition)
+					got[k] = p.Status
+					if p.OK == slices.Contains(tc.failed, k) {
+						t.Errorf("%s: %s ok %v, want failing: %v", k, p.Status, p.OK, slices.Contains(tc.failed, k))
 					}
 				}
 			}

@@ -57,9 +57,10 @@ compared with its own partitions.
 
 With --target-kafka (a cluster MirrorMaker 2 replicates --kafka into; the flags of migrate plan)
 each ZooKeeper offset is first translated into the target's log through MirrorMaker 2's offset
-syncs and compared there: match (what copy writes), kafka-behind (records read again),
-kafka-ahead (records the legacy consumer has not read would be skipped: a failure unless within
---max-kafka-lead), or not-replicated (no sync places it yet: a failure).
+syncs and compared there: match (what copy writes), kafka-behind (records read again, none
+skipped: it passes unless --strict; MirrorMaker 2's own group offset sync rounds further down at
+times), kafka-ahead (records the legacy consumer has not read would be skipped: a failure unless
+within --max-kafka-lead), or not-replicated (no sync places it yet: a failure).
 
 A group passes when every one of its partitions does. -o summary is one row per group (partitions,
 ok, failed, verdict, the failing statuses and live legacy consumers), the failing groups first,

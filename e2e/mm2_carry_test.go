@@ -46,9 +46,13 @@ func TestMirrorMakerCarriesCopiedOffsets(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("verify --target-kafka: the target never matched ZooKeeper within %s:\n%s", replicationWait, r)
 	}
-	if n := strings.Count(r.stdout, `"status": "match"`); n != len(records) {
-		t.Fatalf("verify: %d partitions match, want %d:\n%s", n, len(records), r)
+	// MirrorMaker 2 translates with fewer syncs than the topic holds at times, and its commit
+	// then lies behind zk2kafka's translation (kafka-behind: records read again, none skipped,
+	// which passes); the consumer below checks that nothing is skipped either way.
+	if n := strings.Count(r.stdout, `"ok": true`); n != len(records) {
+		t.Fatalf("verify: %d partitions pass, want %d:\n%s", n, len(records), r)
 	}
+	t.Logf("verify: %d match, %d kafka-behind", strings.Count(r.stdout, `"status": "match"`), strings.Count(r.stdout, `"status": "kafka-behind"`))
 	tc := e.targetClient()
 	read := e.consumeTargetGroup(tc, g, target, len(records))
 	for p, n := range records {
