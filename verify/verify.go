@@ -293,25 +293,31 @@ func classify(p *Partition, opts Options) {
 	case k < zk:
 		p.Status, p.Reason = StatusKafkaBehind, fmt.Sprintf("Kafka %d is %d behind ZooKeeper %s", k, zk-k, zkt)
 	default:
-		lead := k - zk
-		p.Status = StatusKafkaAhead
-		switch {
-		case p.Source != nil && (opts.MaxKafkaLead == nil || lead > *opts.MaxKafkaLead):
-			// ZooKeeper's offset translated is where the legacy consumer's next record lies in
-			// the target (or before it): a commit past it skips records it has not read, unless
-			// consumers moved on in the target since the cutover, which --max-kafka-lead allows.
-			p.Reason = fmt.Sprintf("the target's commit %d is %d ahead of ZooKeeper %d translated into its log (%s): "+
-				"a consumer starting there may skip records the legacy consumer has not read (--max-kafka-lead allows consumers that moved on since the cutover)",
-				k, lead, p.Source.Offset, zkt)
-		case opts.Strict:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: --strict requires equality", k, lead, zkt)
-		case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: more than --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
-		case opts.MaxKafkaLead != nil:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s, within --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
-		default:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s (consumers moved on in Kafka)", k, lead, zkt)
-		}
+		classifyAhead(p, opts, k-zk, zkt)
+	}
+}
+
+// classifyAhead decides a Kafka commit lead records ahead of ZooKeeper's (zkt, as reasons show
+// it).
+func classifyAhead(p *Partition, opts Options, lead int64, zkt string) {
+	k := *p.Kafka
+	p.Status = StatusKafkaAhead
+	switch {
+	case p.Source != nil && (opts.MaxKafkaLead == nil || lead > *opts.MaxKafkaLead):
+		// ZooKeeper's offset translated is where the legacy consumer's next record lies in
+		// the target (or before it): a commit past it skips records it has not read, unless
+		// consumers moved on in the target since the cutover, which --max-kafka-lead allows.
+		p.Reason = fmt.Sprintf("the target's commit %d is %d ahead of ZooKeeper %d translated into its log (%s): "+
+			"a consumer starting there may skip records the legacy consumer has not read (--max-kafka-lead allows consumers that moved on since the cutover)",
+			k, lead, p.Source.Offset, zkt)
+	case opts.Strict:
+		p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: --strict requires equality", k, lead, zkt)
+	case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
+		p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: more than --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
+	case opts.MaxKafkaLead != nil:
+		p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s, within --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
+	default:
+		p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s (consumers moved on in Kafka)", k, lead, zkt)
 	}
 }
 
