@@ -22,17 +22,18 @@ const module = "github.com/zk2kafka/zk2kafka"
 // docs/architecture.md) before it lands. The rules it encodes:
 //   - the core (migrate and its subpackages, verify, archive) reaches the stores only through the
 //     interfaces of migrate/stores.go, never an adapter;
-//   - the adapters (zkreader, kafkawriter, offsetlog) import the core for its types, never each
+//   - the adapters (zkreader, kafkawriter, offsetlog, mm2log) import the core for its types, never each
 //     other; what two share lives in internal/;
 //   - only cmd opens adapters (and legacy, which opens the legacy ones), and nothing imports cmd;
 //   - test support (contract suites, fakes, the stack) is imported by tests alone.
 var arrows = map[string][]string{
 	"":                     {"cmd"},
-	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/copier", "migrate/mirror", "migrate/planfile", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
+	"cmd":                  {"archive", "internal/clientprops", "internal/kafkaconn", "internal/tlsconf", "kafkawriter", "legacy", "migrate", "migrate/copier", "migrate/mirror", "migrate/mm2", "migrate/planfile", "mm2log", "offsetlog", "verify", "zkreader", "zkreader/datadir"},
 	"archive":              {"internal/strictjson", "migrate", "migrate/copier"},
 	"verify":               {"migrate"},
 	"migrate":              nil,
 	"migrate/planfile":     {"internal/durable", "internal/strictjson", "migrate"},
+	"migrate/mm2":          {}, // pure: MirrorMaker 2 records and the offset translation
 	"migrate/copier":       {"internal/durable", "internal/strictjson", "migrate", "migrate/planfile"},
 	"migrate/mirror":       {"migrate"},
 	"legacy":               {"migrate", "zkreader", "zkreader/datadir"},
@@ -40,6 +41,7 @@ var arrows = map[string][]string{
 	"zkreader/datadir":     {"migrate", "zkreader"},
 	"kafkawriter":          {"internal/kafkaconn", "migrate"},
 	"offsetlog":            {"internal/kafkaconn", "migrate"},
+	"mm2log":               {"internal/kafkaconn", "migrate", "migrate/mm2"},
 	"internal/kafkaconn":   {"internal/secret", "internal/tlsconf"},
 	"internal/clientprops": {"internal/kafkaconn", "internal/secret", "internal/tlsconf"},
 	"internal/tlsconf":     {"internal/secret"},

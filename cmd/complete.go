@@ -12,6 +12,7 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
 
 // completionTimeout bounds the ZooKeeper read behind the completion of --group: a shell waits
@@ -22,15 +23,18 @@ const completionTimeout = 2 * time.Second
 // differs per command, by command name. The commands check the same sets when they run.
 func flagValues() (byName map[string][]string, output map[string][]string) {
 	return map[string][]string{
-			"on-conflict":          {string(migrate.ConflictMax), string(migrate.ConflictZK), string(migrate.ConflictKafka), string(migrate.ConflictFail)},
-			"out-of-range":         {string(migrate.RangeFail), string(migrate.RangeClamp), string(migrate.RangeSkip)},
-			"to":                   {"kafka", "zk"},
-			"from":                 {"zk", "kafka"},
-			"format":               {"json", "csv"},
-			"recheck":              {"full", "gates"},
-			"log-level":            {"debug", "info", "warn", "error"},
-			"log-format":           {"text", "json"},
-			"kafka-sasl-mechanism": kafkaconn.Mechanisms(),
+			"on-conflict":                 {string(migrate.ConflictMax), string(migrate.ConflictZK), string(migrate.ConflictKafka), string(migrate.ConflictFail)},
+			"out-of-range":                {string(migrate.RangeFail), string(migrate.RangeClamp), string(migrate.RangeSkip)},
+			"to":                          {"kafka", "zk"},
+			"from":                        {"zk", "kafka"},
+			"format":                      {"json", "csv"},
+			"recheck":                     {"full", "gates"},
+			"log-level":                   {"debug", "info", "warn", "error"},
+			"log-format":                  {"text", "json"},
+			"kafka-sasl-mechanism":        kafkaconn.Mechanisms(),
+			"target-kafka-sasl-mechanism": kafkaconn.Mechanisms(),
+			"replication-policy":          {mm2.PolicyDefault, mm2.PolicyIdentity},
+			"mm2-offset-syncs-location":   {"source", "target"},
 		}, map[string][]string{
 			"plan":    {"table", "summary", "json", "csv"},
 			"verify":  {"table", "summary", "json", "junit"},

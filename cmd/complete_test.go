@@ -45,6 +45,9 @@ func TestCompleteFlagValues(t *testing.T) {
 		{[]string{"migrate", "plan", "--log-format", ""}, "text json"},
 		{[]string{"--log-level", ""}, "debug info warn error"},
 		{[]string{"migrate", "verify", "--kafka-sasl-mechanism", ""}, "PLAIN SCRAM-SHA-256 SCRAM-SHA-512 GSSAPI OAUTHBEARER"},
+		{[]string{"migrate", "copy", "--target-kafka-sasl-mechanism", ""}, "PLAIN SCRAM-SHA-256 SCRAM-SHA-512 GSSAPI OAUTHBEARER"},
+		{[]string{"migrate", "plan", "--replication-policy", ""}, "default identity"},
+		{[]string{"migrate", "dual-commit", "--mm2-offset-syncs-location", ""}, "source target"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -31,7 +31,7 @@ const envPrefix = "ZK2KAFKA"
 // --allow-empty lifts the refusal of a selection that matches nothing: from a shared file or a
 // CI variable it would turn every gate green on nothing again.
 var commandLineOnly = map[string]bool{"execute": true, "dry-run": true, "force": true, "replan": true, "mark": true,
-	"recheck": true, "kafka-tls-insecure-skip-verify": true, "allow-empty": true, "legacy-stopped": true}
+	"recheck": true, "kafka-tls-insecure-skip-verify": true, "target-kafka-tls-insecure-skip-verify": true, "allow-empty": true, "legacy-stopped": true}
 
 // applyConfig fills every flag the user did not set on the command line from the environment,
 // then from the YAML file, in that order of precedence. This is the only place Viper is used:
@@ -196,7 +196,7 @@ func (g *globalOptions) addFlags(root *cobra.Command) {
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	f.StringVar(&g.logFormat, "log-format", "text", "log format: text (key=value lines) or json (one object per line, for log shippers)")
 	f.BoolVar(&g.debug, "debug", false, "debug logs, including the Kafka and ZooKeeper client libraries' own")
-	g.kafkaSec.addFlags(root)
+	g.kafkaSec.addFlags(root.PersistentFlags())
 	g.layoutFlags.addFlags(root)
 }
 

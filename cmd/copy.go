@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ type copyOptions struct {
 
 	policy migrate.Policy
 	filter migrate.Filter
+	target targetOptions
 }
 
 func newCopyCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -70,6 +72,9 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 			if err := o.validate(c); err != nil {
 				return err
 			}
+			if err := o.target.validate(c.Flags(), os.Getenv); err != nil {
+				return err
+			}
 			return runCopy(c.Context(), d, g, o)
 		},
 	}
@@ -87,6 +92,7 @@ blocked (plan, drift or re-check), 1 an error or a partition that failed.`,
 	f.IntVar(&o.chunkGroups, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
 	f.StringVar(&o.recheck, "recheck", "full", "what is read again before each batch: full (liveness, the ZooKeeper offsets being copied, "+
 		"Kafka state) or gates (liveness and Kafka state only; the ZooKeeper offsets as compared when the copy started)")
+	o.target.addFlags(c)
 	return c
 }
 
@@ -127,11 +133,12 @@ func (o *copyOptions) validate(c *cobra.Command) error {
 }
 
 func runCopy(ctx context.Context, d *deps, g *globalOptions, o *copyOptions) error {
-	src, kafka, closeStores, err := openStores(ctx, d, g)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	// The bar is there from the start: the check pass (or the fresh plan) reads every offset
 	// before the first write.
 	bar := newProgress(d, true)

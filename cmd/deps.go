@@ -25,7 +25,7 @@ type storeOpener interface {
 type viaTopicOpener func(ctx context.Context, g *globalOptions, d *deps) (migrate.CommittedSource, func(), error)
 
 func defaultDeps(stdout, stderr io.Writer) *deps {
-	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic, build: readBuild()}
+	return &deps{stdout: stdout, stderr: stderr, stores: realStores{}, viaTopic: openViaTopic, target: openTarget, build: readBuild()}
 }
 
 // realStores opens the real ZooKeeper and Kafka adapters.

@@ -34,6 +34,7 @@ type dualCommitOptions struct {
 
 	filter migrate.Filter
 	policy migrate.Policy
+	target targetOptions
 }
 
 func newDualCommitCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -83,6 +84,12 @@ With --group-map old=new (see zk2kafka migrate --help) legacy group old is mirro
 group new, its phase decided from old's liveness and new's state; --reverse writes new's offsets
 into old's znodes. A map that lands two selected legacy groups in one Kafka group is refused.
 
+With --target-kafka (a cluster MirrorMaker 2 replicates --kafka into; the flags of migrate plan)
+it mirrors into the target, each ZooKeeper offset translated into the target's log through
+MirrorMaker 2's offset syncs, read again every --mm2-offset-syncs-interval; an offset no sync
+places yet is not mirrored (logged with its class) until a later read of its group. --reverse
+is refused with it.
+
 With --metrics-addr it serves Prometheus /metrics, /healthz (liveness: the loop made progress
 recently; a failing store does not fail it) and /readyz (readiness: the first sync of every group
 done, every watch set, the lease held; a standby is alive but not ready). A Kafka outage does not
@@ -104,6 +111,13 @@ written: the log shows what would be mirrored.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := o.target.validate(c.Flags(), os.Getenv); err != nil {
+				return err
+			}
+			if o.target.enabled() && o.reverse {
+				return errors.New("--reverse with --target-kafka: the target's offsets count another cluster's records, " +
+					"and ZooKeeper's are the source's; nothing translates them back")
+			}
 			return runDualCommit(c.Context(), d, g, o)
 		},
 	}
@@ -119,6 +133,9 @@ written: the log shows what would be mirrored.`,
 	f.Float64Var(&o.maxPerSecond, "max-commits-per-second", 0, "at most this many partitions written per second (0: no limit; otherwise at least 0.001)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics, /healthz and /readyz on this address, e.g. :9464")
 	f.BoolVar(&o.waitForLease, "wait-for-lease", true, "with --execute, when another instance holds the lease on overlapping groups, stand by until it ends (false: exit 1 at once, naming it)")
+	o.target.addFlags(c)
+	f.DurationVar(&o.target.follow, "mm2-offset-syncs-interval", 30*time.Second, "with --target-kafka: read MirrorMaker 2's offset syncs again this often "+
+		"(an offset past the syncs read is replication-behind until then, and mirrored at the group's next read)")
 	return c
 }
 
@@ -176,16 +193,17 @@ func runDualCommit(ctx context.Context, d *deps, g *globalOptions, o *dualCommit
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(dualCommitGCPercent))
 	}
-	src, kafka, closeStores, err := openStores(ctx, d, g)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	if src.Unchanging != "" {
 		return errors.New(src.Unchanging)
 	}
 	m := &mirror.Mirror{
-		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Policy: o.policy,
+		Legacy: src.Store, Kafka: kafka, Committer: kafka, Filter: o.filter, Translator: mg.tr, Policy: o.policy,
 		Execute: o.execute, Reverse: o.reverse,
 		ResyncInterval: o.resyncInterval, KeepaliveInterval: o.keepaliveInterval, PollInterval: o.pollInterval,
 		KafkaUnreachable: kafkawriter.Unreachable,

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ type planOptions struct {
 	chunk     int
 	policy    migrate.Policy
 	filter    migrate.Filter
+	target    targetOptions
 }
 
 func newPlanCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -39,6 +41,15 @@ func newPlanCmd(d *deps, g *globalOptions) *cobra.Command {
   topic-missing      Kafka has no such topic
   partition-missing  Kafka's topic has fewer partitions
   invalid-znode      the znode is not a usable offset (-1, empty, not a number, ACL denied)
+
+With --target-kafka (a cluster MirrorMaker 2 replicates --kafka into) every ZooKeeper offset is
+first translated into the target's log through MirrorMaker 2's offset syncs: exact where a sync
+pins it, else rounded down to just past the sync below (the plan names the most records a
+consumer may read again). Classes of an offset no sync places, always blocked:
+
+  no-offset-sync      MirrorMaker 2 has no sync of the partition (not replicated, not yet synced)
+  below-first-sync    the offset is below the first sync left (replication started after it)
+  replication-behind  the offset is further past the latest sync than --mm2-offset-lag-max
 
 A group is blocked whole when legacy consumers are still registered in ZooKeeper
 (legacy-consumers-alive: /consumers/<g>/ids or /owners non-empty) or the Kafka group has members
@@ -67,6 +78,9 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := o.target.validate(c.Flags(), os.Getenv); err != nil {
+				return err
+			}
 			return runPlan(c.Context(), d, g, o)
 		},
 	}
@@ -77,6 +91,7 @@ Exit codes: 0 the plan is safe to execute, 2 something is blocked, 1 error.`,
 	c.Flags().IntVar(&o.rows, "summary-rows", defaultSummaryRows, "groups the summary lists, problems first (0: every group)")
 	c.Flags().StringVar(&o.out, "out", "", "save the plan to this file for migrate copy --plan")
 	c.Flags().IntVar(&o.chunk, "chunk-groups", migrate.DefaultChunkGroups, "groups planned at a time (memory grows with it)")
+	o.target.addFlags(c)
 	return c
 }
 
@@ -99,11 +114,12 @@ func (o *planOptions) validate() error {
 }
 
 func runPlan(ctx context.Context, d *deps, g *globalOptions, o *planOptions) error {
-	src, kafka, closeStores, err := openStores(ctx, d, g)
+	mg, err := openMigration(ctx, d, g, &o.target)
 	if err != nil {
 		return err
 	}
-	defer closeStores()
+	defer mg.close()
+	src, kafka := mg.src, mg.kafka
 	bar := newProgress(d, true)
 	defer bar.finish()
 	legacy := migrate.WithReadProgress(src.Store, bar.reads("plan: reading ZooKeeper"))

@@ -148,14 +148,9 @@ func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
 			}
 			if t == nil {
 				t = tablewriter.NewWriter(w)
-				t.Header("group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason")
+				t.Header(tableHeader(e.Source != nil)...)
 			}
-			target := ""
-			if e.Action == migrate.ActionWrite {
-				target = strconv.FormatInt(e.Target, 10)
-			}
-			if err := t.Append(groupLabel(g.Group, g.KafkaGroup), e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
-				opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason); err != nil {
+			if err := t.Append(tableRow(g, e)...); err != nil {
 				return err
 			}
 			if rows++; rows == tableRows {
@@ -170,4 +165,35 @@ func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
 		return nil
 	}
 	return t.Render()
+}
+
+// tableHeader is the plan table's header; translated (into a MirrorMaker 2 target) it names
+// the source topic and offset beside the target's, and the records a consumer may read again.
+func tableHeader(translated bool) []any {
+	if translated {
+		return []any{"group", "source topic", "topic", "partition", "class", "source zk", "zk", "kafka", "log start", "log end",
+			"action", "target", "max reread", "reason"}
+	}
+	return []any{"group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason"}
+}
+
+// tableRow is one entry's row under tableHeader(e.Source != nil).
+func tableRow(g migrate.GroupPlan, e migrate.Entry) []any {
+	target := ""
+	if e.Action == migrate.ActionWrite {
+		target = strconv.FormatInt(e.Target, 10)
+	}
+	if s := e.Source; s != nil {
+		reread, zk := "", ""
+		if e.ZK != nil {
+			reread = strconv.FormatInt(s.MaxReread, 10)
+		}
+		if e.Class != migrate.ClassInvalidZnode {
+			zk = strconv.FormatInt(s.Offset, 10)
+		}
+		return []any{groupLabel(g.Group, g.KafkaGroup), s.Topic, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), zk,
+			opt(e.ZK), opt(e.Kafka), opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, reread, e.Reason}
+	}
+	return []any{groupLabel(g.Group, g.KafkaGroup), e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
+		opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, e.Reason}
 }

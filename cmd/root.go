@@ -111,6 +111,8 @@ type deps struct {
 	stores         storeOpener
 	// viaTopic opens the __consumer_offsets reader of verify --via-topic (migrate.CommittedSource).
 	viaTopic viaTopicOpener
+	// target opens the target cluster of --target-kafka and reads MirrorMaker 2's offset syncs.
+	target targetOpener
 	// terminal reports whether stderr is a terminal, for the progress bar (nil: ask the OS).
 	terminal func() bool
 	// build is this binary's version, printed by version and written into commit metadata.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/zk2kafka/zk2kafka/legacy"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/verify"
 )
@@ -21,8 +23,9 @@ type verifyOptions struct {
 	mark         bool
 	offsetAdjust int64
 
-	opts verify.Options
-	flt  migrate.Filter
+	opts   verify.Options
+	flt    migrate.Filter
+	target targetOptions
 }
 
 func newVerifyCmd(d *deps, g *globalOptions) *cobra.Command {
@@ -52,6 +55,13 @@ With --group-map old=new (as given to plan), legacy group old is compared with K
 the report names both (kafka_group). Of legacy groups merged into one Kafka group, each is
 compared with its own partitions.
 
+With --target-kafka (a cluster MirrorMaker 2 replicates --kafka into; the flags of migrate plan)
+each ZooKeeper offset is first translated into the target's log through MirrorMaker 2's offset
+syncs and compared there: match (what copy writes), kafka-behind (records read again, none
+skipped: it passes unless --strict; MirrorMaker 2's own group offset sync rounds further down at
+times), kafka-ahead (records the legacy consumer has not read would be skipped: a failure unless
+within --max-kafka-lead), or not-replicated (no sync places it yet: a failure).
+
 A group passes when every one of its partitions does. -o summary is one row per group (partitions,
 ok, failed, verdict, the failing statuses and live legacy consumers), the failing groups first,
 --summary-rows of them (30; 0: all), the totals in the footer. With --mark, every group that passes
@@ -68,6 +78,12 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := o.target.validate(c.Flags(), os.Getenv); err != nil {
+				return err
+			}
+			if o.target.enabled() && o.viaTopic {
+				return errors.New("--via-topic reads the __consumer_offsets of --kafka, the source: it is not a check of --target-kafka")
+			}
 			return runVerify(c.Context(), d, g, o)
 		},
 	}
@@ -81,6 +97,7 @@ Exit codes: 0 the stores agree, 2 they disagree, 1 error.`,
 	f.BoolVar(&o.viaTopic, "via-topic", false, "read Kafka's commits from __consumer_offsets itself instead of OffsetFetch (an independent check)")
 	addOffsetAdjustFlag(c, &o.offsetAdjust)
 	f.BoolVar(&o.mark, "mark", false, "write the cutover marker /consumers/<group>/zk2kafka-migrated for each group that passes")
+	o.target.addFlags(c)
 	return c
 }
 
@@ -127,11 +144,12 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 			return fmt.Errorf("--mark: %w", err)
 		}
 	}
-	kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+	kafka, tr, closeKafka, err := openVerified(ctx, d, g, &o.target, src)
 	if err != nil {
 		return err
 	}
 	defer closeKafka()
+	req.Translator = tr
 	if o.viaTopic {
 		committed, closeCommitted, err := d.viaTopic(ctx, g, d)
 		if err != nil {
@@ -175,4 +193,19 @@ func runVerify(ctx context.Context, d *deps, g *globalOptions, o *verifyOptions)
 		return unsafe("%s: %d partition(s) failed in %d of %d group(s)", what, s.Failed, s.GroupsFailed, s.Groups)
 	}
 	return nil
+}
+
+// openVerified opens the Kafka cluster verify compares ZooKeeper with: --kafka, or the target
+// of --target-kafka, the legacy store then read through the translation into its log.
+func openVerified(ctx context.Context, d *deps, g *globalOptions, t *targetOptions, src *legacy.Source) (migrate.KafkaState, migrate.Translator, func(), error) {
+	if !t.enabled() {
+		kafka, closeKafka, err := d.stores.OpenKafka(ctx, g, d)
+		return kafka, nil, closeKafka, err
+	}
+	kafka, tr, closeTarget, err := d.target(ctx, g, t, d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src.Store = migrate.Translated(src.Store, tr)
+	return kafka, tr, closeTarget, nil
 }

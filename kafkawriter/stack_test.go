@@ -101,7 +101,7 @@ func mustCommit(t testing.TB, c *Client, group string, commits []migrate.Commit)
 
 func TestOpenNegotiatesVersion(t *testing.T) {
 	c, s := openStack(t)
-	want := map[string]sarama.KafkaVersion{"zk": sarama.V3_9_0_0, "kraft": sarama.V4_0_0_0}[s.Profile]
+	want := map[string]sarama.KafkaVersion{"zk": sarama.V3_9_0_0, "mm2": sarama.V3_9_0_0, "kraft": sarama.V4_0_0_0}[s.Profile]
 	if c.Version() != want {
 		t.Fatalf("profile %s: negotiated %s, want %s", s.Profile, c.Version(), want)
 	}

@@ -128,8 +128,8 @@ func BuildEntries(group string, offsets []LegacyOffset, ks GroupState, topics ma
 
 // UsableOffsets reads a group's legacy offsets as BuildEntries does before comparing them with
 // Kafka: usable holds each partition's znode with Offset after --offset-adjust (adj); unusable
-// names the partitions whose znodes stand for no offset (invalid, or two znodes naming one
-// partition), which are never overwritten. Dual-commit's mirror decides its phases from this
+// names the partitions whose znodes stand for no offset (invalid, two znodes naming one
+// partition, or one a Translator could not place), which are never overwritten. Dual-commit's mirror decides its phases from this
 // reading, so that it compares the offsets the entries stand for: compared raw, a +1 adjust
 // would make Kafka "ahead" after every mirrored write.
 func UsableOffsets(offsets []LegacyOffset, adj int64) (usable map[TopicPartition]LegacyOffset, unusable map[TopicPartition]bool) {
@@ -138,7 +138,9 @@ func UsableOffsets(offsets []LegacyOffset, adj int64) (usable map[TopicPartition
 	for i, o := range offsets {
 		tp := TopicPartition{Topic: o.Topic, Partition: o.Partition}
 		zk, bad := usableOffset(o, adj)
-		if bad != "" || len(duplicateZnodes(offsets, i)) > 1 {
+		// A translated offset the translator could not place still holds the source's value:
+		// compared with the target's commits it would mean nothing.
+		if bad != "" || len(duplicateZnodes(offsets, i)) > 1 || (o.Source != nil && o.Source.Blocked != "") {
 			unusable[tp] = true
 			continue
 		}
@@ -206,10 +208,17 @@ func invalidEntry(o LegacyOffset, reason string) Entry {
 func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Policy, v *entryValues) (Entry, error) {
 	zk, invalid := usableOffset(o, p.OffsetAdjust)
 	if invalid != "" {
-		return invalidEntry(o, invalid), nil
+		e := invalidEntry(o, invalid)
+		e.Source = o.Source.entry()
+		return e, nil
+	}
+	if o.Source != nil && p.OffsetAdjust != 0 {
+		// The adjust corrects what a legacy client stored in the source's log; added to an
+		// offset already translated it would land between the target's records.
+		return Entry{}, fmt.Errorf("--offset-adjust %+d cannot be applied to an offset translated into another cluster's log", p.OffsetAdjust)
 	}
 	v.zk = zk
-	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &v.zk, Target: zk, Znode: o.Path, Mtime: o.Mtime}
+	e := Entry{Topic: o.Topic, Partition: o.Partition, ZK: &v.zk, Target: zk, Znode: o.Path, Mtime: o.Mtime, Source: o.Source.entry()}
 	if k, ok := ks.Committed[TopicPartition{o.Topic, o.Partition}]; ok {
 		if k < 0 {
 			return Entry{}, fmt.Errorf("kafka commit %d is negative (a partition without a commit must be absent)", k)
@@ -217,28 +226,22 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 		v.kafka = k
 		e.Kafka = &v.kafka
 	}
-	ti, ok := topics[o.Topic]
-	if !ok {
-		return Entry{}, fmt.Errorf("no Kafka topic description in the inputs")
-	}
-	if !ti.Exists {
-		e.Class, e.Action = ClassTopicMissing, ActionBlock
-		e.Reason = fmt.Sprintf("topic %q does not exist in Kafka", o.Topic)
-		return e, nil
-	}
-	r, ok := ti.Partitions[o.Partition]
-	if !ok {
-		e.Class, e.Action = ClassPartitionMissing, ActionBlock
-		e.Reason = fmt.Sprintf("topic %q has no partition %d in Kafka (it has %d)", o.Topic, o.Partition, len(ti.Partitions))
-		return e, nil
-	}
-	if r.LogStart < 0 || r.LogEnd < r.LogStart {
-		return Entry{}, fmt.Errorf("invalid log range: start %d, end %d", r.LogStart, r.LogEnd)
+	r, ok, err := partitionRange(o, topics, &e)
+	if err != nil || !ok {
+		return e, err
 	}
 	v.r = r
 	e.LogStart, e.LogEnd = &v.r.LogStart, &v.r.LogEnd
+	if s := o.Source; s != nil && s.Blocked != "" {
+		e.Class, e.Action, e.Reason = s.Blocked, ActionBlock, fmt.Sprintf("ZooKeeper %d of source topic %q: %s", s.Offset, s.Topic, s.Reason)
+		untranslated(&e)
+		return e, nil
+	}
 	var buf [reasonBuf]byte // the reason is built here and copied once into e.Reason
 	name := zkName(buf[:0], o.Offset, zk, p.OffsetAdjust)
+	if o.Source != nil {
+		name = translatedName(buf[:0], *o.Source, zk)
+	}
 	var oor Class
 	switch {
 	case zk < r.LogStart:
@@ -269,6 +272,36 @@ func buildEntry(o LegacyOffset, ks GroupState, topics map[string]TopicInfo, p Po
 		e.Class = oor
 	}
 	return e, nil
+}
+
+// partitionRange is the log range of o's partition in Kafka; ok is false, and e blocked as
+// topic-missing or partition-missing, when Kafka does not have it.
+func partitionRange(o LegacyOffset, topics map[string]TopicInfo, e *Entry) (PartitionRange, bool, error) {
+	ti, ok := topics[o.Topic]
+	if !ok {
+		return PartitionRange{}, false, fmt.Errorf("no Kafka topic description in the inputs")
+	}
+	if !ti.Exists {
+		e.Class, e.Action = ClassTopicMissing, ActionBlock
+		e.Reason = fmt.Sprintf("topic %q does not exist in Kafka", o.Topic)
+		if o.Source != nil {
+			e.Reason = fmt.Sprintf("topic %q, the target's name for source topic %q, does not exist in the target cluster: "+
+				"the topic is not replicated, or the source alias or replication policy does not match MirrorMaker 2's", o.Topic, o.Source.Topic)
+		}
+		untranslated(e)
+		return PartitionRange{}, false, nil
+	}
+	r, ok := ti.Partitions[o.Partition]
+	if !ok {
+		e.Class, e.Action = ClassPartitionMissing, ActionBlock
+		e.Reason = fmt.Sprintf("topic %q has no partition %d in Kafka (it has %d)", o.Topic, o.Partition, len(ti.Partitions))
+		untranslated(e)
+		return PartitionRange{}, false, nil
+	}
+	if r.LogStart < 0 || r.LogEnd < r.LogStart {
+		return PartitionRange{}, false, fmt.Errorf("invalid log range: start %d, end %d", r.LogStart, r.LogEnd)
+	}
+	return r, true, nil
 }
 
 // usableOffset is the offset a legacy znode stands for after --offset-adjust, or why it stands

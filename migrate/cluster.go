@@ -21,6 +21,27 @@ type ClusterIdentity struct {
 	// ZooKeeper is the ZooKeeper servers as host:port, sorted; Chroot the chroot ("" for none).
 	ZooKeeper []string `json:"zookeeper_servers,omitempty"`
 	Chroot    string   `json:"zookeeper_chroot,omitempty"`
+	// Replication is set when Kafka is a cluster MirrorMaker 2 replicates the znodes' cluster
+	// into (a Translator): a plan translated one way must not run as translated another.
+	Replication *Replication `json:"mirrormaker2,omitempty"`
+}
+
+// Replication names the MirrorMaker 2 replication the znodes' offsets are translated through.
+type Replication struct {
+	SourceAlias  string `json:"source_alias,omitempty"`
+	TargetAlias  string `json:"target_alias"`
+	Policy       string `json:"replication_policy"`
+	Separator    string `json:"replication_policy_separator,omitempty"`
+	SyncsOn      string `json:"offset_syncs_location"`
+	OffsetLagMax int64  `json:"offset_lag_max"`
+}
+
+func (r *Replication) String() string {
+	if r == nil {
+		return "no MirrorMaker 2 translation"
+	}
+	return fmt.Sprintf("MirrorMaker 2 %s -> %s (policy %s, offset syncs on the %s, offset.lag.max %d)",
+		r.SourceAlias, r.TargetAlias, r.Policy, r.SyncsOn, r.OffsetLagMax)
 }
 
 // String names the cluster for messages.
@@ -32,6 +53,9 @@ func (c ClusterIdentity) String() string {
 	zk := strings.Join(c.ZooKeeper, ",")
 	if zk == "" {
 		zk = "(unknown)"
+	}
+	if c.Replication != nil {
+		return fmt.Sprintf("kafka cluster id %s, zookeeper %s%s, %s", kafka, zk, c.Chroot, c.Replication)
 	}
 	return fmt.Sprintf("kafka cluster id %s, zookeeper %s%s", kafka, zk, c.Chroot)
 }
@@ -57,6 +81,9 @@ func CheckCluster(saved, current ClusterIdentity) error {
 		if !sameKafka && !slices.ContainsFunc(saved.ZooKeeper, func(s string) bool { return slices.Contains(current.ZooKeeper, s) }) {
 			diffs = append(diffs, "zookeeper servers")
 		}
+	}
+	if (saved.Replication == nil) != (current.Replication == nil) || (saved.Replication != nil && *saved.Replication != *current.Replication) {
+		diffs = append(diffs, "MirrorMaker 2 translation")
 	}
 	if len(diffs) == 0 {
 		return nil

@@ -62,6 +62,11 @@ func fingerprintGroup(w *fpWriter, g LegacyGroup, in Inputs) {
 	offsets := sortedOffsets(g.Offsets, fingerprintOrder)
 	for _, o := range offsets {
 		w.word("offset").str(o.Topic).num(int64(o.Partition)).num(o.Offset).str(o.Path).str(o.Invalid).end()
+		if s := o.Source; s != nil {
+			// Hashed only when translated, so in-place plans keep their fingerprints. A copy of
+			// a saved plan re-reads the offset syncs: a translation that changed since is drift.
+			w.word("source").str(s.Topic).num(s.Offset).num(s.MaxReread).str(string(s.Blocked)).end()
+		}
 		if o.Invalid != "" {
 			continue
 		}

@@ -243,8 +243,14 @@ func readLegacy(ctx context.Context, legacy LegacyStore, names []string, f Filte
 // stands for a group's offsets folder the store could not list (ZooKeeper ACL): its topics are
 // unknown, so no topic filter can tell they are not selected, and it is kept. Dropped, it took
 // the group out of a filtered plan, which then looked clean and copied nothing for it.
+// A translated offset (Translated) is selected by its znode's topic: the operator names the
+// topics ZooKeeper holds, whatever the target calls them.
 func (f Filter) KeepsOffset(o LegacyOffset) bool {
-	return f.MatchTopic(o.Topic) || (o.Topic == "" && o.Invalid != "")
+	topic := o.Topic
+	if o.Source != nil {
+		topic = o.Source.Topic
+	}
+	return f.MatchTopic(topic) || (o.Topic == "" && o.Invalid != "")
 }
 
 // keepGroup is what a plan keeps of a group read: the offsets the filter keeps (KeepsOffset),

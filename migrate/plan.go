@@ -146,6 +146,10 @@ type Entry struct {
 	// Suspect says why the ZooKeeper offset looks written by mistake (flagSuspect); it does not
 	// change the action.
 	Suspect string `json:"suspect,omitempty"`
+	// Source is set when the plan writes into a cluster that replicates the znodes' cluster
+	// (a Translator): Topic, ZK and Target are then in the target's log, Source holds the
+	// znode's topic and offset and the most records a consumer may read again.
+	Source *Source `json:"source,omitempty"`
 }
 
 // Kafka returns the Kafka group the group's offsets land in.

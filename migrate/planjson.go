@@ -141,4 +141,12 @@ func (w *jsonAppender) entry(indent string, e Entry) {
 	if e.Suspect != "" {
 		w.key(indent, "suspect", true).str(e.Suspect)
 	}
+	if s := e.Source; s != nil {
+		in := indent + "  "
+		w.key(indent, "source", true).raw("{")
+		w.key(in, "topic", false).str(s.Topic)
+		w.key(in, "offset", true).int(s.Offset)
+		w.key(in, "max_reread", true).int(s.MaxReread)
+		w.line(indent).raw("}")
+	}
 }

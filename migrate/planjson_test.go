@@ -18,14 +18,15 @@ func TestAppendGroupIndent(t *testing.T) {
 	if n := reflect.TypeFor[GroupPlan]().NumField(); n != 7 {
 		t.Fatalf("GroupPlan has %d fields, appendGroupIndent writes 7: add the new one", n)
 	}
-	if n := reflect.TypeFor[Entry]().NumField(); n != 13 {
-		t.Fatalf("Entry has %d fields, appendGroupIndent writes 13: add the new one", n)
+	if n := reflect.TypeFor[Entry]().NumField(); n != 14 {
+		t.Fatalf("Entry has %d fields, appendGroupIndent writes 14: add the new one", n)
 	}
 	i64 := func(v int64) *int64 { return &v }
 	mtime := time.Date(2026, 12, 7, 6, 13, 31, 437000000, time.UTC)
 	full := Entry{Topic: "orders", Partition: 7, Class: ClassZKAhead, Action: ActionWrite, Reason: "ZooKeeper 12 ahead of Kafka 10",
 		ZK: i64(12), Kafka: i64(10), LogStart: i64(0), LogEnd: i64(20), Target: 12, Znode: "/consumers/g/offsets/orders/7",
-		Mtime: mtime, Suspect: "written within the hour"}
+		Mtime: mtime, Suspect: "written within the hour", Source: &Source{Topic: "src<orders>", Offset: 1050, MaxReread: 49,
+			Blocked: ClassNoSync, Reason: "not written"}}
 	groups := map[string]GroupPlan{
 		"every field": {Group: "g", KafkaGroup: "k", KafkaState: "Empty", KafkaMembers: 2, LiveConsumers: []string{"c1", "c2"},
 			Gates: []Gate{GateLegacyConsumersAlive, GateKafkaGroupActive}, Entries: []Entry{full, full}},
@@ -75,6 +76,9 @@ func randomGroup(r *rand.Rand) GroupPlan {
 			Action: Action(pick("write", "skip", "block")), Reason: pick("", "ZooKeeper 1; Kafka already equal at 1"),
 			ZK: ptr(), Kafka: ptr(), LogStart: ptr(), LogEnd: ptr(), Target: r.Int64N(1 << 40), Znode: pick("/consumers/g/offsets/t/0", ""),
 			Mtime: time.UnixMilli(r.Int64N(1 << 42)).UTC(), Suspect: pick("", "", "rewound")})
+		if r.IntN(3) == 0 {
+			g.Entries[len(g.Entries)-1].Source = &Source{Topic: pick("orders", "a&b"), Offset: r.Int64N(1 << 40), MaxReread: r.Int64N(100)}
+		}
 	}
 	return g
 }

@@ -71,46 +71,60 @@ func (s *collectSink) Groups(gs []migrate.GroupPlan) error {
 // more), with and without a topic filter that drops groups.
 func TestPlannerMatchesBuild(t *testing.T) {
 	const chunk = 4
+	// Translated: the same stores read through a translation into a "target" that names its
+	// topics as the source does, t1 replicated from offset 12 on, t2 not at all.
+	tr := migratetest.Translator{Start: map[migrate.TopicPartition]int64{}}
+	for _, t := range []string{"t0", "t1", "t3", "missing-topic"} {
+		for p := range int32(8) {
+			tr.Start[migrate.TopicPartition{Topic: t, Partition: p}] = map[bool]int64{true: 12}[t == "t1"]
+		}
+	}
 	for _, n := range []int{0, 1, chunk - 1, chunk, chunk + 1, 3*chunk + 2} {
 		for _, topicRe := range []string{"", "^t[01]$"} {
-			t.Run(fmt.Sprintf("groups=%d/topics=%q", n, topicRe), func(t *testing.T) {
-				legacy, kafka := manyGroups(n)
-				f, err := migrate.NewFilter(nil, "", topicRe, "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.AllowEmpty = true // groups=0
-				in, err := migrate.ReadInputs(t.Context(), legacy, kafka, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
-				sink := &collectSink{}
-				pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy(), ChunkGroups: chunk}
-				tail, err := pl.Stream(t.Context(), migratetest.Now, sink)
-				if err != nil {
-					t.Fatalf("Stream: %v", err)
-				}
-				if tail.Fingerprint != want.Fingerprint || tail.Fingerprint != migrate.Fingerprint(in) {
-					t.Errorf("fingerprint %s, Build's %s", tail.Fingerprint, want.Fingerprint)
-				}
-				if !reflect.DeepEqual(tail.Summary, want.Summary()) || tail.Safe() != want.Safe() {
-					t.Errorf("summary %+v safe %v, Build's %+v safe %v", tail.Summary, tail.Safe(), want.Summary(), want.Safe())
-				}
-				got := sink.head
-				got.Groups, got.Fingerprint = sink.groups, tail.Fingerprint
-				if got.Groups == nil {
-					got.Groups = []migrate.GroupPlan{}
-				}
-				if sink.heads != 1 || !reflect.DeepEqual(got, want) {
-					t.Fatalf("streamed plan (%d heads):\n%+v\nBuild:\n%+v", sink.heads, got, want)
-				}
-				for _, c := range sink.chunks {
-					if c < 1 || c > chunk {
-						t.Errorf("a chunk of %d groups, want 1..%d: %v", c, chunk, sink.chunks)
+			for _, translated := range []bool{false, true} {
+				t.Run(fmt.Sprintf("groups=%d/topics=%q/translated=%v", n, topicRe, translated), func(t *testing.T) {
+					var legacy migrate.LegacyStore
+					legacy, kafka := manyGroups(n)
+					if translated {
+						legacy = migrate.Translated(legacy, tr)
 					}
-				}
-			})
+					f, err := migrate.NewFilter(nil, "", topicRe, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.AllowEmpty = true // groups=0
+					in, err := migrate.ReadInputs(t.Context(), legacy, kafka, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := migratetest.MustBuild(t, in, migrate.DefaultPolicy())
+					sink := &collectSink{}
+					pl := &migrate.Planner{Legacy: legacy, Kafka: kafka, Filter: f, Policy: migrate.DefaultPolicy(), ChunkGroups: chunk}
+					tail, err := pl.Stream(t.Context(), migratetest.Now, sink)
+					if err != nil {
+						t.Fatalf("Stream: %v", err)
+					}
+					if tail.Fingerprint != want.Fingerprint || tail.Fingerprint != migrate.Fingerprint(in) {
+						t.Errorf("fingerprint %s, Build's %s", tail.Fingerprint, want.Fingerprint)
+					}
+					if !reflect.DeepEqual(tail.Summary, want.Summary()) || tail.Safe() != want.Safe() {
+						t.Errorf("summary %+v safe %v, Build's %+v safe %v", tail.Summary, tail.Safe(), want.Summary(), want.Safe())
+					}
+					got := sink.head
+					got.Groups, got.Fingerprint = sink.groups, tail.Fingerprint
+					if got.Groups == nil {
+						got.Groups = []migrate.GroupPlan{}
+					}
+					if sink.heads != 1 || !reflect.DeepEqual(got, want) {
+						t.Fatalf("streamed plan (%d heads):\n%+v\nBuild:\n%+v", sink.heads, got, want)
+					}
+					for _, c := range sink.chunks {
+						if c < 1 || c > chunk {
+							t.Errorf("a chunk of %d groups, want 1..%d: %v", c, chunk, sink.chunks)
+						}
+					}
+				})
+			}
 		}
 	}
 }

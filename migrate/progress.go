@@ -46,12 +46,3 @@ func (p *progressLegacy) ReadGroups(ctx context.Context, groups []string, emit f
 		return emit(g)
 	})
 }
-
-// underlying is the store a progress wrapper reports on, for the interfaces it does not carry
-// (LegacyRoots: the hint of an empty selection must not depend on whether a bar is shown).
-func underlying(legacy LegacyStore) LegacyStore {
-	if p, ok := legacy.(*progressLegacy); ok {
-		return p.LegacyStore
-	}
-	return legacy
-}

@@ -26,6 +26,24 @@ func zkName(b reason, raw, zk, adj int64) reason {
 	return b.n(adj).s(")")
 }
 
+// translatedName starts the reason of an offset translated into the target's log: the znode's
+// offset, where it lands, and the records a consumer may read again.
+func translatedName(b reason, src Source, target int64) reason {
+	b = b.s("ZooKeeper ").n(src.Offset).s(" of source topic ").s(src.Topic).s(" is ").n(target).s(" in the target")
+	if src.MaxReread == 0 {
+		return b.s(" (an offset sync pins it)")
+	}
+	return b.s(" (rounded down to the offset sync below: up to ").n(src.MaxReread).s(" records read again)")
+}
+
+// untranslated leaves no target offset on a translated entry blocked before its offset was
+// placed in the target's log (a missing topic or partition, an offset no sync covers): the value there would be the source's, and must never be read as the target's.
+func untranslated(e *Entry) {
+	if e.Source != nil {
+		e.ZK, e.Target = nil, 0
+	}
+}
+
 // decideConflict sets class, action and reason from the target and the Kafka commit; name
 // is the start of the reason.
 func decideConflict(e *Entry, name reason, policy ConflictPolicy) {

@@ -98,7 +98,7 @@ func (s FilterSpec) Flags() string {
 // folders one chroot level off. A failure to look is no answer, not an error: it is asked only
 // to explain another one.
 func LocateGroups(ctx context.Context, legacy LegacyStore) (root string, nearby []NearbyRoot) {
-	lr, ok := underlying(legacy).(LegacyRoots)
+	lr, ok := innermost(legacy).(LegacyRoots)
 	if !ok {
 		return "/consumers", nil
 	}

@@ -101,7 +101,7 @@ func (w GroupWrites) Commits(metadata func(Entry) string) []Commit {
 // Classes returns every class, in the order reports list them.
 func Classes() []Class {
 	return []Class{ClassEqual, ClassZKOnly, ClassZKAhead, ClassKafkaAhead, ClassBelowLogStart,
-		ClassAboveLogEnd, ClassTopicMissing, ClassPartitionMissing, ClassInvalidZnode}
+		ClassAboveLogEnd, ClassTopicMissing, ClassPartitionMissing, ClassInvalidZnode, ClassNoSync, ClassBelowFirstSync, ClassReplicationBehind}
 }
 
 // Actions returns every action, in the order reports list them.

@@ -44,6 +44,9 @@ type LegacyOffset struct {
 	// Note is something about the znode the plan says beside the offset, e.g. that its data
 	// had whitespace around the number (read as the number: legacy clients wrote what they wrote).
 	Note string `json:"note,omitempty"`
+	// Source is set when the offset was translated from another cluster's log (Translated):
+	// Topic and Offset are then the target's, Source the znode's own.
+	Source *Source `json:"source,omitempty"`
 }
 
 // LegacyGroup is everything the legacy store holds about one group.

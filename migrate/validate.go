@@ -27,7 +27,7 @@ func actionsByClass(c Class) []Action {
 		return []Action{ActionWrite, ActionBlock}
 	case ClassZKAhead, ClassKafkaAhead, ClassBelowLogStart, ClassAboveLogEnd:
 		return []Action{ActionWrite, ActionSkip, ActionBlock}
-	case ClassTopicMissing, ClassPartitionMissing, ClassInvalidZnode:
+	case ClassTopicMissing, ClassPartitionMissing, ClassInvalidZnode, ClassNoSync, ClassBelowFirstSync, ClassReplicationBehind:
 		return []Action{ActionBlock}
 	}
 	return nil
@@ -203,7 +203,8 @@ func validateOffsets(e Entry) error {
 		return fmt.Errorf("negative partition")
 	case e.Class == ClassInvalidZnode && e.ZK != nil:
 		return fmt.Errorf("an invalid znode has no zk_offset")
-	case e.Class != ClassInvalidZnode && e.ZK == nil:
+	case e.Class != ClassInvalidZnode && e.ZK == nil && !(e.Source != nil && e.Action == ActionBlock):
+		// A translated offset that was not placed in the target's log has none there.
 		return fmt.Errorf("class %q needs a zk_offset", e.Class)
 	case e.ZK != nil && *e.ZK < 0:
 		return fmt.Errorf("zk_offset %d is negative", *e.ZK)
@@ -215,6 +216,19 @@ func validateOffsets(e Entry) error {
 		return fmt.Errorf("invalid log range %d..%d", *e.LogStart, *e.LogEnd)
 	case e.Target < 0:
 		return fmt.Errorf("target %d is negative", e.Target)
+	}
+	return validateSource(e)
+}
+
+// validateSource checks a translated entry's source, and that only a translated entry has a
+// class of translation.
+func validateSource(e Entry) error {
+	s := e.Source
+	switch {
+	case s != nil && (s.Topic == "" || s.Offset < 0 || s.MaxReread < 0):
+		return fmt.Errorf("source %q offset %d max_reread %d: a topic and no negative number", s.Topic, s.Offset, s.MaxReread)
+	case s == nil && (e.Class == ClassNoSync || e.Class == ClassBelowFirstSync || e.Class == ClassReplicationBehind):
+		return fmt.Errorf("class %q is of a translated offset, and the entry has no source", e.Class)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ package migrate
 // caller must say the legacy consumers are stopped (legacyStopped). The refusal wraps
 // ErrLivenessUnseen.
 func CheckWriteFrom(legacy LegacyStore, legacyStopped bool) error {
-	if s, ok := legacy.(SnapshotStore); ok && !legacyStopped {
+	if s, ok := innermost(legacy).(SnapshotStore); ok && !legacyStopped {
 		return unseenError{s.Snapshot() + "; stop them, then say so with --legacy-stopped (nothing was written)"}
 	}
 	return nil

@@ -24,6 +24,10 @@ type Request struct {
 	// another selection than the read's would report every unselected commit as missing-in-zk.
 	Filter  migrate.Filter
 	Options Options
+	// Translator is set when Kafka is a cluster MirrorMaker 2 replicates the znodes' cluster
+	// into and Legacy is read through it (migrate.Translated): the topic filter names the
+	// source's topics, and a Kafka commit is selected by the source topic its topic replicates.
+	Translator migrate.Translator
 	// ViaTopic compares the commits Committed reads (verify --via-topic: decoded from
 	// __consumer_offsets) instead of those Kafka's OffsetFetch gave. Committed is required
 	// with ViaTopic and not read without it.
@@ -115,7 +119,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		return Report{}, err
 	}
 	opts := req.Options
-	opts.MatchTopic, opts.GroupMap = req.Filter.MatchTopic, req.Filter.GroupMap
+	opts.MatchTopic, opts.GroupMap = req.Filter.CommitTopics(req.Translator), req.Filter.GroupMap
 	log := req.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -135,7 +139,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	}
 	// Legacy groups merged into one Kafka group are each compared with their own partitions.
 	states = in.OwnStates(states)
-	topics, err := describeCommitted(ctx, req.Kafka, in, states, req.Filter)
+	topics, err := describeCommitted(ctx, req.Kafka, in, states, opts.MatchTopic)
 	if err != nil {
 		return Report{}, err
 	}
@@ -159,7 +163,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 // legacy offsets (read after the OffsetFetch commits, so a log end is never older than a
 // commit); the selected topics only Kafka has a commit for are described here.
 func describeCommitted(ctx context.Context, kafka migrate.KafkaState, in migrate.Inputs, states map[string]migrate.GroupState,
-	flt migrate.Filter) (map[string]migrate.TopicInfo, error) {
+	matchTopic func(string) bool) (map[string]migrate.TopicInfo, error) {
 	topics := maps.Clone(in.Topics)
 	if topics == nil {
 		topics = map[string]migrate.TopicInfo{}
@@ -167,7 +171,7 @@ func describeCommitted(ctx context.Context, kafka migrate.KafkaState, in migrate
 	var more []string
 	for _, lg := range in.Legacy {
 		for tp := range states[lg.Group].Committed {
-			if _, ok := topics[tp.Topic]; !ok && flt.MatchTopic(tp.Topic) {
+			if _, ok := topics[tp.Topic]; !ok && matchTopic(tp.Topic) {
 				more = append(more, tp.Topic)
 			}
 		}

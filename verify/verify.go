@@ -38,12 +38,16 @@ const (
 	// them is wrong by the difference: records skipped (the copy's adjust is the larger) or read
 	// again. Without this status a wrong +1 would pass as "Kafka 1 ahead: consumers moved on".
 	StatusAdjustMismatch Status = "adjust-mismatch"
+	// StatusNotReplicated: the ZooKeeper offset could not be placed in the log of the target
+	// cluster MirrorMaker 2 replicates into (no offset sync of the partition, below the first
+	// sync left, replication behind the znode): what the target should hold is not known yet.
+	StatusNotReplicated Status = "not-replicated"
 )
 
 // Statuses lists every status in report order.
 func Statuses() []Status {
 	return []Status{StatusMatch, StatusKafkaAhead, StatusKafkaBehind, StatusMissingInKafka, StatusMissingInZK, StatusInvalidZnode,
-		StatusKafkaOutOfRange, StatusAdjustMismatch}
+		StatusKafkaOutOfRange, StatusAdjustMismatch, StatusNotReplicated}
 }
 
 // Verdict is a group's outcome.
@@ -97,6 +101,10 @@ type Partition struct {
 	LogStart *int64 `json:"log_start,omitempty"`
 	LogEnd   *int64 `json:"log_end,omitempty"`
 	Reason   string `json:"reason"`
+	// Source is set when the offsets compared are a MirrorMaker 2 target's: Topic, ZK and Kafka
+	// are the target's, Source the znode's topic and offset in the source cluster's log and the
+	// most records a consumer resumed at the translation may read again.
+	Source *migrate.Source `json:"source,omitempty"`
 }
 
 // Group is the comparison of one group and its verdict.
@@ -196,8 +204,13 @@ func compareGroup(lg migrate.LegacyGroup, ks migrate.GroupState, topics map[stri
 				p.CopyAdjust = &prov.Adjust // 0 too: a copy without an adjust is a decision as well
 			}
 		}
+		if o.Source != nil {
+			p.Source = &migrate.Source{Topic: o.Source.Topic, Offset: o.Source.Offset, MaxReread: o.Source.MaxReread}
+		}
 		if why := invalidZnode(o, valid[tp], opts.OffsetAdjust); why != "" {
 			p.Status, p.Reason = StatusInvalidZnode, why
+		} else if s := o.Source; s != nil && s.Blocked != "" {
+			p.Status, p.Reason = StatusNotReplicated, fmt.Sprintf("ZooKeeper %d of source topic %q is %s: %s", s.Offset, s.Topic, s.Blocked, s.Reason)
 		} else {
 			zk := o.Offset
 			p.ZK = &zk
@@ -270,21 +283,41 @@ func classify(p *Partition, opts Options) {
 		p.Status, p.OK, p.Reason = StatusMatch, true, fmt.Sprintf("both at %d (%s)", k, zkt)
 	case k == zk:
 		p.Status, p.OK, p.Reason = StatusMatch, true, fmt.Sprintf("both at %d", k)
+	case k < zk && p.Source != nil && !opts.Strict:
+		// Into a MirrorMaker 2 target a commit behind the translation re-reads records and skips
+		// none; MirrorMaker 2's own translation (sync.group.offsets.enabled) rounds further down
+		// than the offset syncs at times, as it keeps fewer of them.
+		p.Status, p.OK = StatusKafkaBehind, true
+		p.Reason = fmt.Sprintf("the target's commit %d is %d behind ZooKeeper %d translated into its log (%s): "+
+			"a consumer starting there reads up to %d records again, none skipped (--strict fails it)", k, zk-k, p.Source.Offset, zkt, zk-k+p.Source.MaxReread)
 	case k < zk:
 		p.Status, p.Reason = StatusKafkaBehind, fmt.Sprintf("Kafka %d is %d behind ZooKeeper %s", k, zk-k, zkt)
 	default:
-		lead := k - zk
-		p.Status = StatusKafkaAhead
-		switch {
-		case opts.Strict:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: --strict requires equality", k, lead, zkt)
-		case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
-			p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: more than --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
-		case opts.MaxKafkaLead != nil:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s, within --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
-		default:
-			p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s (consumers moved on in Kafka)", k, lead, zkt)
-		}
+		classifyAhead(p, opts, k-zk, zkt)
+	}
+}
+
+// classifyAhead decides a Kafka commit lead records ahead of ZooKeeper's (zkt, as reasons show
+// it).
+func classifyAhead(p *Partition, opts Options, lead int64, zkt string) {
+	k := *p.Kafka
+	p.Status = StatusKafkaAhead
+	switch {
+	case p.Source != nil && (opts.MaxKafkaLead == nil || lead > *opts.MaxKafkaLead):
+		// ZooKeeper's offset translated is where the legacy consumer's next record lies in
+		// the target (or before it): a commit past it skips records it has not read, unless
+		// consumers moved on in the target since the cutover, which --max-kafka-lead allows.
+		p.Reason = fmt.Sprintf("the target's commit %d is %d ahead of ZooKeeper %d translated into its log (%s): "+
+			"a consumer starting there may skip records the legacy consumer has not read (--max-kafka-lead allows consumers that moved on since the cutover)",
+			k, lead, p.Source.Offset, zkt)
+	case opts.Strict:
+		p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: --strict requires equality", k, lead, zkt)
+	case opts.MaxKafkaLead != nil && lead > *opts.MaxKafkaLead:
+		p.Reason = fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s: more than --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
+	case opts.MaxKafkaLead != nil:
+		p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s, within --max-kafka-lead %d", k, lead, zkt, *opts.MaxKafkaLead)
+	default:
+		p.OK, p.Reason = true, fmt.Sprintf("Kafka %d is %d ahead of ZooKeeper %s (consumers moved on in Kafka)", k, lead, zkt)
 	}
 }
 

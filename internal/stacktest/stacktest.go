@@ -84,6 +84,15 @@ type Stack struct {
 	KafkaGSSAPI, KRBKDC, KRB5Config, ClientPrincipal string
 	ClientKeytab, OldKeytab, OtherKeytab, GoneKeytab string
 
+	// MirrorMaker 2 is set by the mm2 profile: the zk layout is the source cluster (Kafka),
+	// KafkaTarget a Kafka 4.x KRaft cluster MirrorMaker 2 replicates the topics named
+	// MM2TopicPrefix* into, from alias MM2SourceAlias to MM2TargetAlias, with offset.lag.max
+	// MM2OffsetLagMax; MM2Log is its log.
+	MirrorMaker2                                bool
+	KafkaTarget, MM2SourceAlias, MM2TargetAlias string
+	MM2TopicPrefix, MM2Log                      string
+	MM2OffsetLagMax                             int64
+
 	started string // STACK_NAME when this package started the stack
 }
 
@@ -123,6 +132,23 @@ func GetKerberos(t testing.TB) *Stack {
 	s := get(t)
 	if !s.Kerberos {
 		t.Skipf("Kerberos test: the stack is the %s profile, not kerberos", s.Profile)
+	}
+	return s
+}
+
+// GetMirrorMaker2 returns the stack if it is the mm2 profile and skips the test otherwise. It
+// starts a stack only when ZK2KAFKA_TEST_PROFILE=mm2.
+func GetMirrorMaker2(t testing.TB) *Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs the real stack (run without -short)")
+	}
+	if os.Getenv(EnvFile) == "" && os.Getenv(EnvProfile) != "mm2" {
+		t.Skip("MirrorMaker 2 test: needs the mm2 stack (ZK2KAFKA_STACK_ENV of `scripts/stack up mm2`)")
+	}
+	s := get(t)
+	if !s.MirrorMaker2 {
+		t.Skipf("MirrorMaker 2 test: the stack is the %s profile, not mm2", s.Profile)
 	}
 	return s
 }
@@ -232,6 +258,11 @@ func readEnv(path string) (*Stack, error) {
 		Kerberos:    vals["KERBEROS"] == "1", KafkaGSSAPI: vals["KAFKA_GSSAPI"], KRBKDC: vals["KRB_KDC"], KRB5Config: vals["KRB5_CONFIG"],
 		ClientPrincipal: vals["KRB_CLIENT_PRINCIPAL"], ClientKeytab: vals["KRB_CLIENT_KEYTAB"], OldKeytab: vals["KRB_OLD_KEYTAB"],
 		OtherKeytab: vals["KRB_OTHER_KEYTAB"], GoneKeytab: vals["KRB_GONE_KEYTAB"]}
+	if s.Profile == "mm2" {
+		if err := s.readMirrorMaker2(vals); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if s.ZK == "" || s.Kafka == "" || s.KafkaLibs == "" {
 		return nil, fmt.Errorf("%s lacks ZK, KAFKA or KAFKA_LIBS", path)
 	}
@@ -240,6 +271,18 @@ func readEnv(path string) (*Stack, error) {
 			"KAFKA_CLIENT_PROPERTIES, KAFKA_CLIENT_CERT_FILE, KAFKA_MTLS, KAFKA_DENIED_TOPIC_PREFIX or ZK_TLS (restart it with the current scripts/stack)", path)
 	}
 	return s, nil
+}
+
+// readMirrorMaker2 takes the mm2 profile's lines of stack.env.
+func (s *Stack) readMirrorMaker2(vals map[string]string) error {
+	s.MirrorMaker2, s.KafkaTarget, s.MM2SourceAlias, s.MM2TargetAlias = true, vals["KAFKA_TARGET"], vals["MM2_SOURCE_ALIAS"], vals["MM2_TARGET_ALIAS"]
+	s.MM2TopicPrefix, s.MM2Log = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"]
+	lag, err := strconv.ParseInt(vals["MM2_OFFSET_LAG_MAX"], 10, 64)
+	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" {
+		return fmt.Errorf("mm2 profile without KAFKA_TARGET, MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
+	}
+	s.MM2OffsetLagMax = lag
+	return nil
 }
 
 // RepoRoot is the repository's top folder, found from this source file.

@@ -19,7 +19,7 @@ func CurrentCluster(ctx context.Context, kafka migrate.KafkaCluster, legacy migr
 	if err != nil {
 		return nil, err // the adapter's error names the cluster id read
 	}
-	return &migrate.ClusterIdentity{KafkaClusterID: id, ZooKeeper: legacy.ZooKeeper, Chroot: legacy.Chroot}, nil
+	return &migrate.ClusterIdentity{KafkaClusterID: id, ZooKeeper: legacy.ZooKeeper, Chroot: legacy.Chroot, Replication: legacy.Replication}, nil
 }
 
 // checkPlanCluster refuses the saved plan at path, made on saved (nil: none recorded) and

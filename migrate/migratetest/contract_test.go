@@ -211,3 +211,10 @@ func TestWriteLeaseContract(t *testing.T) {
 		}}
 	})
 }
+
+func TestTranslatorContract(t *testing.T) {
+	tps := []migrate.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "unreplicated", Partition: 0}}
+	tr := migratetest.Translator{Prefix: "src.", Start: map[migrate.TopicPartition]int64{tps[0]: 0, tps[1]: 7},
+		Behind: map[migrate.TopicPartition]int64{tps[1]: 20}}
+	contract.TestTranslator(t, tr, tps, 30)
+}

@@ -178,6 +178,10 @@ type Mirror struct {
 	// LegacyWriter is required with Reverse.
 	LegacyWriter migrate.LegacyOffsetWriter
 	Filter       migrate.Filter
+	// Translator is set when Kafka is a cluster MirrorMaker 2 replicates the znodes' cluster
+	// into and Legacy is read through it (migrate.Translated): the Filter's topics are the
+	// source's, and Kafka's commits are selected by the source topic theirs replicate.
+	Translator migrate.Translator
 	// Policy decides each write into Kafka as plan and copy decide it (the zero Policy is
 	// migrate.DefaultPolicy). ConflictZK is refused: the mirror never moves Kafka backwards.
 	Policy   migrate.Policy

@@ -53,8 +53,9 @@ func (l *loop) view(lg migrate.LegacyGroup, ks migrate.GroupState) groupView {
 // selectedCommits is the group's Kafka commits of the selected topics.
 func (l *loop) selectedCommits(ks migrate.GroupState) map[migrate.TopicPartition]int64 {
 	out := map[migrate.TopicPartition]int64{}
+	match := l.m.Filter.CommitTopics(l.m.Translator)
 	for tp, off := range ks.Committed {
-		if l.m.Filter.MatchTopic(tp.Topic) {
+		if match(tp.Topic) {
 			out[tp] = off
 		}
 	}

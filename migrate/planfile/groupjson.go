@@ -311,8 +311,41 @@ func (d *groupDecoder) entryField(key string, e *migrate.Entry) bool {
 		return d.time(&e.Mtime)
 	case "suspect":
 		return d.str(&e.Suspect, nil)
+	case "source":
+		return d.source(&e.Source)
 	}
 	return false
+}
+
+// source reads a translated entry's source (null leaves it nil).
+func (d *groupDecoder) source(v **migrate.Source) bool {
+	if d.null() {
+		*v = nil
+		return true
+	}
+	s := &migrate.Source{}
+	if !d.object(func(key string) bool {
+		switch key {
+		case "topic":
+			return d.str(&s.Topic, &d.names.topic)
+		case "offset", "max_reread":
+			if d.null() {
+				return true
+			}
+			n, ok := d.integer(64)
+			if key == "offset" {
+				s.Offset = n
+			} else {
+				s.MaxReread = n
+			}
+			return ok
+		}
+		return false
+	}) {
+		return false
+	}
+	*v = s
+	return true
 }
 
 // named reads a string of a named string type through set (null leaves it "", as it was: an

@@ -32,13 +32,14 @@ func TestDecodeGroupReadsWhatPlanWrites(t *testing.T) {
 	if n := reflect.TypeFor[migrate.GroupPlan]().NumField(); n != 7 {
 		t.Fatalf("GroupPlan has %d fields, decodeGroup reads 7: add the new one", n)
 	}
-	if n := reflect.TypeFor[migrate.Entry]().NumField(); n != 13 {
-		t.Fatalf("Entry has %d fields, decodeGroup reads 13: add the new one", n)
+	if n := reflect.TypeFor[migrate.Entry]().NumField(); n != 14 {
+		t.Fatalf("Entry has %d fields, decodeGroup reads 14: add the new one", n)
 	}
 	i64 := func(v int64) *int64 { return &v }
 	full := migrate.Entry{Topic: "orders", Partition: 7, Class: migrate.ClassZKAhead, Action: migrate.ActionWrite,
 		Reason: "ZooKeeper 12 ahead of Kafka 10", ZK: i64(12), Kafka: i64(10), LogStart: i64(0), LogEnd: i64(20), Target: 12,
-		Znode: "/consumers/g/offsets/orders/7", Mtime: time.Date(2026, 12, 7, 6, 13, 31, 437000000, time.UTC), Suspect: "rewound"}
+		Znode: "/consumers/g/offsets/orders/7", Mtime: time.Date(2026, 12, 7, 6, 13, 31, 437000000, time.UTC), Suspect: "rewound",
+		Source: &migrate.Source{Topic: "src-orders", Offset: 1050, MaxReread: 49}}
 	tests := []struct {
 		name string
 		g    migrate.GroupPlan
@@ -108,6 +109,9 @@ func randomPlainGroup(r *rand.Rand) migrate.GroupPlan {
 			Reason: pick("", "ZooKeeper 1; Kafka already equal at 1"), ZK: ptr(), Kafka: ptr(), LogStart: ptr(), LogEnd: ptr(),
 			Target: r.Int64N(1 << 40), Znode: pick("/consumers/g/offsets/t/0", ""), Mtime: time.UnixMilli(r.Int64N(1 << 42)).UTC(),
 			Suspect: pick("", "", "rewound")})
+		if r.IntN(3) == 0 {
+			g.Entries[len(g.Entries)-1].Source = &migrate.Source{Topic: pick("orders", "t"), Offset: r.Int64N(1 << 40), MaxReread: r.Int64N(100)}
+		}
 	}
 	return g
 }

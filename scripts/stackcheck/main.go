@@ -35,6 +35,7 @@ func main() {
 	aclUser := flag.String("acl-user", "", "once ready, grant this user what a migration needs")
 	denyPrefix := flag.String("acl-deny-group-prefix", "", "and deny it READ (commit) on groups with this prefix")
 	denyTopicPrefix := flag.String("acl-deny-topic-prefix", "", "and deny it READ (commit) on topics with this prefix")
+	topic := flag.String("topic", "", "once ready, also wait until this topic exists (MirrorMaker 2's offset syncs: its replication started)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("stackcheck: ")
@@ -54,6 +55,12 @@ func main() {
 	if err := waitReady(cfg, *kafka, *pid, *timeout); err != nil {
 		log.Print(err)
 		os.Exit(1)
+	}
+	if *topic != "" {
+		if err := waitTopic(cfg, *kafka, *topic, *pid, *timeout); err != nil {
+			log.Print(err)
+			os.Exit(1)
+		}
 	}
 	if *aclUser != "" {
 		if err := createACLs(cfg, *kafka, *aclUser, *denyPrefix, *denyTopicPrefix); err != nil {
@@ -92,6 +99,41 @@ func probe(cfg *sarama.Config, addr string) error {
 	}
 	if _, err := client.Coordinator("zk2kafka-stack-probe"); err != nil {
 		return fmt.Errorf("find coordinator: %w", err)
+	}
+	return nil
+}
+
+// waitTopic waits until the broker's metadata lists topic with a partition. pid is the process
+// expected to create it (MirrorMaker 2), not the broker.
+func waitTopic(cfg *sarama.Config, addr, topic string, pid int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		if pid > 0 && syscall.Kill(pid, 0) != nil {
+			return fmt.Errorf("process %d exited before %s existed (last error: %v)", pid, topic, last)
+		}
+		if last = hasTopic(cfg, addr, topic); last == nil {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return fmt.Errorf("topic %s not on %s after %s: %w", topic, addr, timeout, last)
+}
+
+func hasTopic(cfg *sarama.Config, addr, topic string) error {
+	cfg.Version = sarama.V2_1_0_0
+	cfg.Metadata.AllowAutoTopicCreation = false
+	client, err := sarama.NewClient([]string{addr}, cfg)
+	if err != nil {
+		return fmt.Errorf("metadata: %w", err)
+	}
+	defer client.Close()
+	parts, err := client.Partitions(topic)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errors.New("no partition yet")
 	}
 	return nil
 }

@@ -1,0 +1,220 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/kafkawriter"
+	"github.com/zk2kafka/zk2kafka/legacy"
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mm2"
+	"github.com/zk2kafka/zk2kafka/mm2log"
+)
+
+// targetPrefix prefixes the target cluster's connection flags: --target-kafka,
+// --target-kafka-tls, --target-command-config...
+const targetPrefix = "target-"
+
+// targetOptions are plan's, copy's and verify's flags for a target cluster that is not the one
+// the znodes refer to: MirrorMaker 2 replicates the source (--kafka) into it, and every
+// ZooKeeper offset is translated into its log through MirrorMaker 2's offset syncs.
+type targetOptions struct {
+	bootstrap string
+	version   string
+	sec       kafkaSecurityFlags
+	// security is sec checked, with its secrets read (validate).
+	security kafkaconn.Security
+
+	sourceAlias, targetAlias string
+	policy, separator        string
+	syncsOn                  string // offset-syncs.topic.location: source or target
+	lagMax                   int64
+	// follow, when set (dual-commit), is how often the offset syncs are read again.
+	follow time.Duration
+}
+
+// targetOpener opens the target cluster and reads the offset syncs; tests replace it.
+type targetOpener func(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (migrate.KafkaStore, migrate.Translator, func(), error)
+
+func (t *targetOptions) addFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&t.bootstrap, "target-kafka", "", "migrate into this cluster, which MirrorMaker 2 replicates --kafka into: bootstrap servers; "+
+		"every ZooKeeper offset is translated into its log through MirrorMaker 2's offset syncs (docs/mirrormaker2.md)")
+	f.StringVar(&t.version, "target-kafka-version", "auto", `the target's Kafka protocol version, e.g. 4.1.0, or "auto" to negotiate`)
+	t.sec.prefix = targetPrefix
+	t.sec.addFlags(f)
+	f.StringVar(&t.sourceAlias, "mm2-source-alias", "", "MirrorMaker 2's alias of the source cluster (the default replication policy names the target's topics after it)")
+	f.StringVar(&t.targetAlias, "mm2-target-alias", "", "MirrorMaker 2's alias of the target cluster (its offset-syncs topic is mm2-offset-syncs.<alias>.internal)")
+	f.StringVar(&t.policy, "replication-policy", mm2.PolicyDefault, "MirrorMaker 2's replication policy: default (the target's topic is <source alias>.<topic>) or identity (the same name)")
+	f.StringVar(&t.separator, "replication-policy-separator", ".", "MirrorMaker 2's replication.policy.separator, for the default policy")
+	f.StringVar(&t.syncsOn, "mm2-offset-syncs-location", "source", "the cluster holding the offset-syncs topic, as MirrorMaker 2's offset-syncs.topic.location: source (--kafka) or target")
+	f.Int64Var(&t.lagMax, "mm2-offset-lag-max", mm2log.DefaultOffsetLagMax, "MirrorMaker 2's offset.lag.max: a ZooKeeper offset further past the latest sync is replication-behind")
+}
+
+// replication is the translation a plan records in its cluster, so that copy refuses a plan
+// translated another way.
+func (t *targetOptions) replication() *migrate.Replication {
+	r := &migrate.Replication{SourceAlias: t.sourceAlias, TargetAlias: t.targetAlias, Policy: t.policy, SyncsOn: t.syncsOn, OffsetLagMax: t.lagMax}
+	if t.policy == mm2.PolicyDefault {
+		r.Separator = t.separator
+	}
+	return r
+}
+
+// enabled reports whether a target cluster was given.
+func (t *targetOptions) enabled() bool { return t.bootstrap != "" }
+
+// mm2Policy is the replication policy the flags name.
+func (t *targetOptions) mm2Policy() mm2.Policy {
+	return mm2.Policy{Name: t.policy, SourceAlias: t.sourceAlias, Separator: t.separator}
+}
+
+// validate checks the target's flags and reads its secrets; it makes no network call. Without
+// --target-kafka a target or MirrorMaker 2 flag is refused: a setting silently unused hides a
+// mistake.
+func (t *targetOptions) validate(fs *pflag.FlagSet, getenv func(string) string) error {
+	if !t.enabled() {
+		var set string
+		fs.VisitAll(func(f *pflag.Flag) {
+			if set == "" && givenOutside(fs, f.Name) && (strings.HasPrefix(f.Name, targetPrefix) || strings.HasPrefix(f.Name, "mm2-") || strings.HasPrefix(f.Name, "replication-policy")) {
+				set = f.Name
+			}
+		})
+		if set != "" {
+			return fmt.Errorf("--%s is for a target cluster MirrorMaker 2 replicates into: it needs --target-kafka", set)
+		}
+		return nil
+	}
+	if t.targetAlias == "" {
+		return errors.New("--target-kafka needs --mm2-target-alias: MirrorMaker 2's offset syncs are in mm2-offset-syncs.<target alias>.internal")
+	}
+	if err := t.mm2Policy().Validate(); err != nil {
+		return fmt.Errorf("--replication-policy: %w (the default policy needs --mm2-source-alias)", err)
+	}
+	if t.syncsOn != "source" && t.syncsOn != "target" {
+		return fmt.Errorf("--mm2-offset-syncs-location: %q is not one of [source target]", t.syncsOn)
+	}
+	if t.lagMax < 1 {
+		return fmt.Errorf("--mm2-offset-lag-max: %d, expected at least 1", t.lagMax)
+	}
+	if fs.Lookup("mm2-offset-syncs-interval") != nil && t.follow < time.Second {
+		return fmt.Errorf("--mm2-offset-syncs-interval: %s is too short, expected at least 1s", t.follow)
+	}
+	var err error
+	t.security, err = t.sec.security(getenv)
+	return err
+}
+
+// migration is what plan, copy and dual-commit read and write: the legacy source, the Kafka
+// cluster commits go to, and with a target the translation into its log (nil in place), which
+// the legacy store is then read through.
+type migration struct {
+	src   *legacy.Source
+	kafka migrate.KafkaStore
+	tr    migrate.Translator
+	close func()
+}
+
+// openMigration opens the migration the flags name.
+func openMigration(ctx context.Context, d *deps, g *globalOptions, t *targetOptions) (migration, error) {
+	if !t.enabled() {
+		src, kafka, closeAll, err := openStores(ctx, d, g)
+		return migration{src: src, kafka: kafka, close: closeAll}, err
+	}
+	src, err := d.stores.OpenLegacy(ctx, g, d)
+	if err != nil {
+		return migration{}, err
+	}
+	kafka, tr, closeTarget, err := d.target(ctx, g, t, d)
+	if err != nil {
+		src.Close()
+		return migration{}, err
+	}
+	src.Store, src.Identity.Replication = migrate.Translated(src.Store, tr), t.replication()
+	return migration{src: src, kafka: kafka, tr: tr, close: func() { closeTarget(); src.Close() }}, nil
+}
+
+// openTarget opens the target cluster and reads MirrorMaker 2's offset syncs from the cluster
+// that holds them.
+func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (migrate.KafkaStore, migrate.Translator, func(), error) {
+	bootstrap, err := kafkaconn.ParseBootstrap(t.bootstrap)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--target-kafka: %w", err)
+	}
+	c, err := kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: bootstrap, ClientID: g.clientID, Version: t.version,
+		Logger: d.logger, Security: t.security, LibraryDebug: g.debug})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("target cluster %s: %w", t.bootstrap, err)
+	}
+	closeClient := func() {
+		if err := c.Close(); err != nil {
+			d.logger.Warn("closing the target Kafka client", "err", err)
+		}
+	}
+	tr, err := readSyncs(ctx, g, t, d, c)
+	if err != nil {
+		closeClient()
+		return nil, nil, nil, err
+	}
+	if t.follow <= 0 {
+		return c, tr, closeClient, nil
+	}
+	live := mm2log.NewLive(tr)
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		live.Follow(fctx, t.follow, func(ctx context.Context) (*mm2log.Translator, error) { return readSyncs(ctx, g, t, d, c) },
+			func(err error) { d.logger.Warn(err.Error()) })
+	}()
+	return c, live, func() { stop(); <-done; closeClient() }, nil
+}
+
+// readSyncs reads the offset-syncs topic whole, once per run (dual-commit: every
+// --mm2-offset-syncs-interval), then the target's log ends of the replicas it names: a copy's
+// re-checks translate with the syncs of its start (later syncs only pin offsets the earlier
+// ones rounded down).
+func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps, target migrate.KafkaState) (*mm2log.Translator, error) {
+	cfg := mm2log.Config{Cluster: "the source cluster", ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger, Security: g.kafkaSecurity}
+	servers := g.kafkaBootstrap
+	if t.syncsOn == "target" {
+		cfg.Cluster, cfg.Version, cfg.Security, servers = "the target cluster", t.version, t.security, t.bootstrap
+	} else if err := g.needKafka(); err != nil {
+		return nil, fmt.Errorf("%w: the offset syncs are on the source cluster (--mm2-offset-syncs-location source)", err)
+	}
+	var err error
+	if cfg.Bootstrap, err = kafkaconn.ParseBootstrap(servers); err != nil {
+		return nil, err
+	}
+	r, err := mm2log.Open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", cfg.Cluster, servers, err)
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			d.logger.Warn("closing the offset-syncs reader", "err", err)
+		}
+	}()
+	log, err := r.Read(ctx, mm2log.Topic(t.targetAlias))
+	if err != nil {
+		return nil, err
+	}
+	level := slog.LevelInfo
+	if t.follow > 0 {
+		level = slog.LevelDebug // dual-commit reads them every --mm2-offset-syncs-interval
+	}
+	d.logger.Log(ctx, level, "read MirrorMaker 2's offset syncs", "topic", log.Topic, "on", cfg.Cluster, "records", log.Records, "partitions", len(log.Syncs))
+	tr, err := mm2log.NewTranslator(log, t.mm2Policy(), t.lagMax)
+	if err != nil {
+		return nil, err
+	}
+	return tr.WithTargetEnds(ctx, target)
+}

@@ -1,0 +1,183 @@
+package mm2log
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/IBM/sarama"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/migrate"
+	"github.com/zk2kafka/zk2kafka/migrate/mm2"
+)
+
+const (
+	// fetchPartitionBytes is the first fetch size; it doubles up to maxPartitionBytes for a
+	// broker that returns only part of an oversized batch (Fetch v3+ returns at least one whole
+	// batch however large, so this is for the oldest ones).
+	fetchPartitionBytes = 1 << 20
+	maxPartitionBytes   = 64 << 20
+	fetchMaxWaitMs      = 500
+)
+
+// fetchVersion is the Fetch version to ask for: the highest sarama decodes without topic ids
+// (v11) for the configured Kafka version. sarama lowers it to the broker's range.
+func fetchVersion(v sarama.KafkaVersion) int16 {
+	switch {
+	case v.IsAtLeast(sarama.V2_3_0_0):
+		return 11
+	case v.IsAtLeast(sarama.V2_1_0_0):
+		return 10
+	case v.IsAtLeast(sarama.V1_1_0_0):
+		return 7
+	case v.IsAtLeast(sarama.V0_11_0_0):
+		return 4
+	default:
+		return 3
+	}
+}
+
+// progress is the read of one partition: next is the next offset to fetch, end the high
+// watermark when the read began.
+type progress struct {
+	topic     string
+	part      int32
+	next, end int64
+	maxBytes  int32
+}
+
+// bounds sets the partition's log start and high watermark.
+func (r *Reader) bounds(ctx context.Context, p *progress) error {
+	b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(p.topic, p.part) })
+	if err != nil {
+		return fmt.Errorf("leader of %s partition %d on %s: %w", p.topic, p.part, r.cluster, err)
+	}
+	var got [2]int64
+	for i, at := range []int64{sarama.OffsetOldest, sarama.OffsetNewest} {
+		req := sarama.NewOffsetRequest(r.client.Config().Version)
+		req.AddBlock(p.topic, p.part, at, 1)
+		resp, err := kafkaconn.Call(ctx, func() (*sarama.OffsetResponse, error) { return b.GetAvailableOffsets(req) })
+		if err != nil {
+			return fmt.Errorf("list offsets of %s on broker %d (%s): %w", p.topic, b.ID(), b.Addr(), err)
+		}
+		blk := resp.GetBlock(p.topic, p.part)
+		switch {
+		case blk == nil:
+			return fmt.Errorf("list offsets of %s partition %d: %w", p.topic, p.part, sarama.ErrIncompleteResponse)
+		case blk.Err != sarama.ErrNoError:
+			return fmt.Errorf("list offsets of %s partition %d: %w", p.topic, p.part, blk.Err)
+		}
+		got[i] = blk.Offset
+	}
+	p.next, p.end = got[0], got[1]
+	return nil
+}
+
+// fetch asks the partition's leader for the records at p.next and adds the syncs among them
+// to out, advancing p.next past the last batch read (control batches and batches compaction
+// emptied included: the end is reached by offsets, never by waiting for a record at end-1).
+func (r *Reader) fetch(ctx context.Context, p *progress, out *Log) error {
+	b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(p.topic, p.part) })
+	if err != nil {
+		return fmt.Errorf("leader of %s partition %d on %s: %w", p.topic, p.part, r.cluster, err)
+	}
+	req := &sarama.FetchRequest{Version: r.fetchVersion, MaxWaitTime: fetchMaxWaitMs, MinBytes: 1,
+		MaxBytes: p.maxBytes, Isolation: sarama.ReadUncommitted}
+	if req.Version >= 7 {
+		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session (KIP-227)
+	}
+	req.AddBlock(p.topic, p.part, p.next, p.maxBytes, -1)
+	resp, err := kafkaconn.Call(ctx, func() (*sarama.FetchResponse, error) { return b.Fetch(req) })
+	if err != nil {
+		return fmt.Errorf("fetch %s from broker %d (%s): %w", p.topic, b.ID(), b.Addr(), err)
+	}
+	if resp.ErrorCode != int16(sarama.ErrNoError) {
+		return fmt.Errorf("fetch %s from broker %d (%s): %w", p.topic, b.ID(), b.Addr(), sarama.KError(resp.ErrorCode))
+	}
+	return r.apply(resp.GetBlock(p.topic, p.part), p, resp.ThrottleTime > 0, out)
+}
+
+// apply adds one fetch response's syncs to out and moves p on.
+func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bool, out *Log) error {
+	where := fmt.Sprintf("fetch %s partition %d at offset %d on %s", p.topic, p.part, p.next, r.cluster)
+	if blk == nil {
+		return fmt.Errorf("%s: %w", where, sarama.ErrIncompleteResponse)
+	}
+	switch blk.Err {
+	case sarama.ErrNoError:
+	case sarama.ErrOffsetOutOfRange:
+		// The log start moved past the position under the read: syncs were lost to it.
+		return fmt.Errorf("%s (end %d): %w", where, p.end, kafkaconn.Permanent(blk.Err))
+	default:
+		return fmt.Errorf("%s: %w", where, blk.Err)
+	}
+	bs, partial, err := batchesOf(blk.RecordsSet)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(err))
+	}
+	if len(bs) == 0 {
+		switch {
+		case partial || blk.Partial:
+			if p.maxBytes >= maxPartitionBytes {
+				return fmt.Errorf("%s: a record batch is larger than %d bytes", where, maxPartitionBytes)
+			}
+			p.maxBytes *= 2
+			return nil
+		case throttled:
+			// A throttled response may be empty although records exist (KIP-219).
+			return fmt.Errorf("%s: %w", where, kafkaconn.ErrThrottled)
+		}
+		// Nothing at or after next below the high watermark: compaction removed the rest.
+		p.next = p.end
+		return nil
+	}
+	from := p.next
+	for _, b := range bs {
+		if b.last < p.next {
+			continue
+		}
+		if err := addBatch(b, p, out); err != nil {
+			return kafkaconn.Permanent(err)
+		}
+		p.next = b.last + 1
+		if p.next >= p.end {
+			break
+		}
+	}
+	if p.next == from {
+		// Only batches before the position: asking again would loop on the same answer.
+		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(errors.New("the broker returned no batch at or after it")))
+	}
+	return nil
+}
+
+// addBatch decodes the records of b in [p.next, p.end) as offset syncs. Control batches are
+// transaction markers, passed over. A transactional data batch is refused: MirrorMaker 2
+// writes its syncs with a producer of their own, outside any transaction, and whether another
+// writer's transaction committed is not something to guess.
+func addBatch(b batch, p *progress, out *Log) error {
+	if b.control {
+		out.ControlBatches++
+		return nil
+	}
+	for _, rec := range b.records {
+		if rec.offset < p.next || rec.offset >= p.end {
+			continue
+		}
+		if b.transactional {
+			return fmt.Errorf("%s partition %d offset %d: written in a transaction (producer %d), which MirrorMaker 2 never does for offset syncs: not read as one",
+				p.topic, p.part, rec.offset, b.producerID)
+		}
+		s, err := mm2.DecodeOffsetSync(rec.key, rec.value)
+		if err != nil {
+			return fmt.Errorf("%s partition %d offset %d: %w", p.topic, p.part, rec.offset, err)
+		}
+		tp := migrate.TopicPartition{Topic: s.Topic, Partition: s.Partition}
+		syncs := out.Syncs[tp]
+		syncs.Add(s)
+		out.Syncs[tp] = syncs
+		out.Records++
+	}
+	return nil
+}
