@@ -47,12 +47,16 @@ type Syncs struct {
 // Add takes the partition's next sync, in the order of the offset-syncs topic. A sync whose
 // upstream offset is below the latest one's means the source partition started again (the
 // topic re-created, its log truncated): every earlier sync is then forgotten, as MirrorMaker 2
-// forgets them. A repeat of the latest upstream offset replaces it.
+// forgets them. So does one whose downstream offset is below the latest one's: the target's
+// replica started again (re-created, or the target cluster rebuilt while MirrorMaker 2 kept its
+// source positions), and the earlier syncs point at target offsets that now hold other
+// records; kept, they would place an offset past records the consumer has not read. A repeat
+// of the latest upstream offset replaces it.
 func (s *Syncs) Add(o OffsetSync) {
 	if n := len(s.list); n > 0 {
 		last := s.list[n-1]
 		switch {
-		case o.Upstream < last.Upstream:
+		case o.Upstream < last.Upstream, o.Downstream < last.Downstream:
 			s.list = s.list[:0]
 		case o.Upstream == last.Upstream:
 			s.list[n-1] = o
