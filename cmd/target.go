@@ -105,6 +105,12 @@ func (t *targetOptions) validate(fs *pflag.FlagSet, getenv func(string) string) 
 	if t.lagMax < 1 {
 		return fmt.Errorf("--mm2-offset-lag-max: %d, expected at least 1", t.lagMax)
 	}
+	// The adjust is of the source's offsets, before the translation: verify and dual-commit
+	// would add it after (translate(zk)+adjust, not translate(zk+adjust)), past a record the
+	// consumer has not read whenever the syncs lie apart. Refused here, before any connection.
+	if f := fs.Lookup("offset-adjust"); f != nil && f.Value.String() != "0" {
+		return fmt.Errorf("--offset-adjust %s cannot be applied to offsets translated into another cluster's log (--target-kafka): migrate in place, or leave it out", f.Value)
+	}
 	if fs.Lookup("mm2-offset-syncs-interval") != nil && t.follow < time.Second {
 		return fmt.Errorf("--mm2-offset-syncs-interval: %s is too short, expected at least 1s", t.follow)
 	}
