@@ -209,7 +209,7 @@ func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps,
 			d.logger.Warn("closing the offset-syncs reader", "err", err)
 		}
 	}()
-	log, err := r.Read(ctx, mm2log.Topic(t.targetAlias))
+	log, err := r.Read(ctx, mm2log.TopicSeparated(t.targetAlias, t.separator))
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,16 @@ import (
 // ErrNoTopic means the cluster has no offset-syncs topic of that name.
 var ErrNoTopic = errors.New("offset-syncs topic not found")
 
-// Topic is the offset-syncs topic MirrorMaker 2 writes for the replication into targetAlias.
-func Topic(targetAlias string) string { return "mm2-offset-syncs." + targetAlias + ".internal" }
+// Topic is the offset-syncs topic MirrorMaker 2 writes for the replication into targetAlias
+// under the default replication policy separator ".".
+func Topic(targetAlias string) string { return TopicSeparated(targetAlias, ".") }
+
+// TopicSeparated is the offset-syncs topic under replication.policy.separator sep: since
+// KIP-690 MirrorMaker 2 names its internal topics with the policy's separator
+// (replication.policy.internal.topic.separator.enabled, true by default).
+func TopicSeparated(targetAlias, sep string) string {
+	return "mm2-offset-syncs" + sep + targetAlias + sep + "internal"
+}
 
 // Config configures Open, as offsetlog.Config does: the zero value of every field but
 // Bootstrap means its default.

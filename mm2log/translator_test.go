@@ -117,3 +117,20 @@ func TestTranslatorWithTargetEnds(t *testing.T) {
 	}
 	contract.TestTranslator(t, tr, []migrate.TopicPartition{orders0, orders1, other0}, 200)
 }
+
+// TestTopicSeparated: the offset-syncs topic follows replication.policy.separator, as
+// MirrorMaker 2 names its internal topics since KIP-690.
+func TestTopicSeparated(t *testing.T) {
+	for _, c := range []struct{ alias, sep, want string }{
+		{"tgt", ".", "mm2-offset-syncs.tgt.internal"},
+		{"tgt", "_", "mm2-offset-syncs_tgt_internal"},
+		{"b", "--", "mm2-offset-syncs--b--internal"},
+	} {
+		if got := TopicSeparated(c.alias, c.sep); got != c.want {
+			t.Errorf("TopicSeparated(%q, %q) = %q, want %q", c.alias, c.sep, got, c.want)
+		}
+	}
+	if got := Topic("tgt"); got != "mm2-offset-syncs.tgt.internal" {
+		t.Errorf("Topic(tgt) = %q", got)
+	}
+}
