@@ -104,7 +104,7 @@ func (l *loop) lagIfSlow(ctx context.Context, batch []string) (stop func()) {
 	if len(names) == 0 {
 		return func() {}
 	}
-	r := &lagReporter{synced: map[string]bool{}}
+	r := &lagReporter{synced: map[string]bool{}, latest: map[string]int64{}}
 	rctx, cancel := context.WithCancel(ctx)
 	finished := make(chan struct{})
 	go func() {
@@ -124,6 +124,7 @@ func (l *loop) lagIfSlow(ctx context.Context, batch []string) (stop func()) {
 			r.report(names, func(g string) {
 				var st GroupStatus
 				st.measure(l.view(legacy[g], seen[g].groupState()))
+				r.latest[g] = st.Lag
 				l.m.Observer.LegacyLag(g, st.Lag)
 			})
 		}
@@ -144,6 +145,7 @@ type lagReporter struct {
 	mu     sync.Mutex
 	done   bool
 	synced map[string]bool
+	latest map[string]int64 // the last lag reported of each group, from a read newer than the batch's
 }
 
 // report calls fn for each of names not synced yet, unless stopped.
@@ -157,12 +159,17 @@ func (r *lagReporter) report(names []string, fn func(g string)) {
 	}
 }
 
-// groupSynced reports a group's sync, after any LegacyLag of it under way: the gauge ends at the
-// sync's own measure.
+// groupSynced reports a group's sync, after any LegacyLag of it under way. A sync that wrote
+// nothing (the outage's first call failed) measured its lag from the batch's ZooKeeper read,
+// older than the one LegacyLag reported last: that lag stands, or the gauge would fall back to
+// its value before the outage.
 func (l *loop) groupSynced(st GroupStatus) {
 	if r := l.slow; r != nil {
 		r.mu.Lock()
 		r.synced[st.Group] = true
+		if lag, ok := r.latest[st.Group]; ok && st.Written() == 0 {
+			st.Lag = lag
+		}
 		r.mu.Unlock()
 	}
 	l.m.Observer.GroupSynced(st)

@@ -259,6 +259,15 @@ func TestLagRisesDuringTheOutagesFirstCall(t *testing.T) {
 							stuck, lag, ok, zk-10, zk)
 					}
 				}
+				// The call fails at the end of its budget: the sync's report must not take the
+				// lag back to the batch's own, older read (25).
+				time.Sleep(30 * time.Second)
+				synctest.Wait()
+				for _, s := range f.obs.drain() {
+					if s.Group == "g" && s.Lag < 45 {
+						t.Errorf("after the first %s failed: a report of lag %d, below the 45 reported while it waited", stuck, s.Lag)
+					}
+				}
 				k.down.Store(false)
 				c.down.Store(false)
 			})
