@@ -8,6 +8,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
@@ -20,23 +21,6 @@ const (
 	maxPartitionBytes   = 64 << 20
 	fetchMaxWaitMs      = 500
 )
-
-// fetchVersion is the Fetch version to ask for: the highest sarama decodes without topic ids
-// (v11) for the configured Kafka version. sarama lowers it to the broker's range.
-func fetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 4
-	default:
-		return 3
-	}
-}
 
 // progress is the read of one partition: next is the next offset to fetch, end the high
 // watermark when the read began.
@@ -112,7 +96,7 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 	default:
 		return fmt.Errorf("%s: %w", where, blk.Err)
 	}
-	bs, partial, err := batchesOf(blk.RecordsSet)
+	bs, partial, err := logbatch.Of(blk.RecordsSet)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(err))
 	}
@@ -134,13 +118,13 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 	}
 	from := p.next
 	for _, b := range bs {
-		if b.last < p.next {
+		if b.Last < p.next {
 			continue
 		}
 		if err := addBatch(b, p, out); err != nil {
 			return kafkaconn.Permanent(err)
 		}
-		p.next = b.last + 1
+		p.next = b.Last + 1
 		if p.next >= p.end {
 			break
 		}
@@ -156,22 +140,22 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 // transaction markers, passed over. A transactional data batch is refused: MirrorMaker 2
 // writes its syncs with a producer of their own, outside any transaction, and whether another
 // writer's transaction committed is not something to guess.
-func addBatch(b batch, p *progress, out *Log) error {
-	if b.control {
+func addBatch(b logbatch.Batch, p *progress, out *Log) error {
+	if b.Control {
 		out.ControlBatches++
 		return nil
 	}
-	for _, rec := range b.records {
-		if rec.offset < p.next || rec.offset >= p.end {
+	for _, rec := range b.Records {
+		if rec.Offset < p.next || rec.Offset >= p.end {
 			continue
 		}
-		if b.transactional {
+		if b.Transactional {
 			return fmt.Errorf("%s partition %d offset %d: written in a transaction (producer %d), which MirrorMaker 2 never does for offset syncs: not read as one",
-				p.topic, p.part, rec.offset, b.producerID)
+				p.topic, p.part, rec.Offset, b.ProducerID)
 		}
-		s, err := mm2.DecodeOffsetSync(rec.key, rec.value)
+		s, err := mm2.DecodeOffsetSync(rec.Key, rec.Value)
 		if err != nil {
-			return fmt.Errorf("%s partition %d offset %d: %w", p.topic, p.part, rec.offset, err)
+			return fmt.Errorf("%s partition %d offset %d: %w", p.topic, p.part, rec.Offset, err)
 		}
 		tp := migrate.TopicPartition{Topic: s.Topic, Partition: s.Partition}
 		syncs := out.Syncs[tp]

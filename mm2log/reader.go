@@ -17,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
@@ -106,7 +107,7 @@ func NewReader(client sarama.Client, cluster string, log *slog.Logger) *Reader {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Reader{client: client, cluster: cmp.Or(cluster, "the cluster"), fetchVersion: fetchVersion(client.Config().Version),
+	return &Reader{client: client, cluster: cmp.Or(cluster, "the cluster"), fetchVersion: logbatch.FetchVersion(client.Config().Version),
 		retryTimeout: kafkaconn.DefaultRetryTimeout, log: log}
 }
 

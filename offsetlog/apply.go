@@ -4,24 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
-
-// record is one record of a batch, at its absolute offset in the partition.
-type record struct {
-	offset     int64
-	key, value []byte
-}
-
-// batch is a record batch as the replay needs it, whatever the on-disk format (v2 batches or
-// legacy message sets). last+1 is where the next fetch starts, even when compaction emptied it.
-type batch struct {
-	base, last    int64
-	producerID    int64
-	transactional bool
-	control       bool
-	records       []record
-}
 
 // gtp names one committed offset: group, topic, partition.
 type gtp struct {
@@ -51,38 +36,38 @@ func newPartState(part, parts int32, keep func(string) bool) *partState {
 
 // apply replays the records of b whose offsets are in [from, to): from is the fetch position
 // (a fetch may return a batch that starts before it), to the snapshot's high watermark.
-func (s *partState) apply(b batch, from, to int64) error {
+func (s *partState) apply(b logbatch.Batch, from, to int64) error {
 	s.stats.Batches++
-	if b.control {
+	if b.Control {
 		s.stats.ControlBatches++
 	}
-	for _, r := range b.records {
-		if r.offset < from || r.offset >= to {
+	for _, r := range b.Records {
+		if r.Offset < from || r.Offset >= to {
 			continue
 		}
 		var err error
-		if b.control {
+		if b.Control {
 			err = s.applyControl(b, r)
 		} else {
 			err = s.applyRecord(b, r)
 		}
 		if err != nil {
-			return fmt.Errorf("__consumer_offsets partition %d offset %d: %w", s.part, r.offset, err)
+			return fmt.Errorf("__consumer_offsets partition %d offset %d: %w", s.part, r.Offset, err)
 		}
 	}
 	return nil
 }
 
-func (s *partState) applyControl(b batch, r record) error {
-	typ, err := decodeControlKey(r.key)
+func (s *partState) applyControl(b logbatch.Batch, r logbatch.Record) error {
+	typ, err := decodeControlKey(r.Key)
 	if err != nil {
-		return fmt.Errorf("transaction marker of producer %d: %w", b.producerID, err)
+		return fmt.Errorf("transaction marker of producer %d: %w", b.ProducerID, err)
 	}
 	switch typ {
 	case controlCommit:
-		s.endTxn(b.producerID, true)
+		s.endTxn(b.ProducerID, true)
 	case controlAbort:
-		s.endTxn(b.producerID, false)
+		s.endTxn(b.ProducerID, false)
 	default:
 		// Kafka 4.x ignores control records of unknown types (3.x dropped the pending commits).
 		s.stats.UnknownControl++
@@ -90,12 +75,12 @@ func (s *partState) applyControl(b batch, r record) error {
 	return nil
 }
 
-func (s *partState) applyRecord(b batch, r record) error {
-	if r.key == nil {
+func (s *partState) applyRecord(b logbatch.Batch, r logbatch.Record) error {
+	if r.Key == nil {
 		return fmt.Errorf("%w: record without a key", ErrCorrupt)
 	}
 	s.stats.Records++
-	k, err := DecodeKey(r.key)
+	k, err := DecodeKey(r.Key)
 	if err != nil {
 		return err
 	}
@@ -107,7 +92,7 @@ func (s *partState) applyRecord(b batch, r record) error {
 		s.stats.UnknownRecords++
 		return nil
 	}
-	v, err := DecodeValue(k.Version, r.value)
+	v, err := DecodeValue(k.Version, r.Value)
 	if err != nil {
 		return fmt.Errorf("group %q topic %q partition %d: %w", k.Group, k.Topic, k.Partition, err)
 	}
@@ -132,15 +117,15 @@ func (s *partState) applyRecord(b batch, r record) error {
 		}
 		return nil
 	}
-	c := committedOf(v, r.offset, b.transactional)
-	if !b.transactional {
+	c := committedOf(v, r.Offset, b.Transactional)
+	if !b.Transactional {
 		s.offsets[id] = c
 		return nil
 	}
-	p := s.pending[b.producerID]
+	p := s.pending[b.ProducerID]
 	if p == nil {
 		p = map[gtp]Committed{}
-		s.pending[b.producerID] = p
+		s.pending[b.ProducerID] = p
 	}
 	p[id] = c
 	return nil

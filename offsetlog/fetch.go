@@ -9,6 +9,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -21,25 +22,6 @@ const (
 	fetchMaxBytes       = 32 << 20
 	fetchMaxWaitMs      = 500
 )
-
-// fetchVersion is the Fetch version to ask for: the highest sarama decodes without topic ids
-// (v11) for the configured Kafka version. sarama lowers it to the broker's range.
-func fetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 4 // record batches, isolation level
-	default:
-		// 0.10.2: message sets only (magic 0/1, compressed wrappers included: batchesOf), no
-		// isolation level, no transactions to decide.
-		return 3
-	}
-}
 
 // progress is the fetch state of one partition: next is the next offset to fetch, end the
 // high watermark at the start of the read (the snapshot's end). solo is set when a fetch of
@@ -236,9 +218,9 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 	default:
 		return fmt.Errorf("%s: %w", where, blk.Err)
 	}
-	bs, partial, err := batchesOf(blk.RecordsSet)
+	bs, partial, err := logbatch.Of(blk.RecordsSet)
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(err))
+		return fmt.Errorf("%s: %w", where, kafkaconn.Permanent(fmt.Errorf("%w: %w", ErrCorrupt, err)))
 	}
 	if len(bs) == 0 {
 		if partial || blk.Partial {
@@ -263,13 +245,13 @@ func (r *Reader) replay(blk *sarama.FetchResponseBlock, p *progress, throttled, 
 	p.solo = false
 	from := p.next
 	for _, b := range bs {
-		if b.last < p.next {
+		if b.Last < p.next {
 			continue
 		}
 		if err := p.st.apply(b, p.next, p.end); err != nil {
 			return kafkaconn.Permanent(err)
 		}
-		p.next = b.last + 1
+		p.next = b.Last + 1
 		if p.done() {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
@@ -148,7 +149,7 @@ func NewReader(client sarama.Client, log *slog.Logger) *Reader {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Reader{client: client, fetchVersion: fetchVersion(client.Config().Version),
+	return &Reader{client: client, fetchVersion: logbatch.FetchVersion(client.Config().Version),
 		retryTimeout: kafkaconn.DefaultRetryTimeout, log: log}
 }
 

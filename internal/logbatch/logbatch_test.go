@@ -1,4 +1,4 @@
-package offsetlog
+package logbatch
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"github.com/IBM/sarama"
 )
 
-func offsetsOf(bs []batch) [][]int64 {
+func offsetsOf(bs []Batch) [][]int64 {
 	var out [][]int64
 	for _, b := range bs {
-		offs := []int64{b.base, b.last}
-		for _, r := range b.records {
-			offs = append(offs, r.offset)
+		offs := []int64{b.Base, b.Last}
+		for _, r := range b.Records {
+			offs = append(offs, r.Offset)
 		}
 		out = append(out, offs)
 	}
@@ -33,7 +33,7 @@ func TestBatchesOf(t *testing.T) {
 		Records: []*sarama.Record{{OffsetDelta: 0, Key: []byte("a")}, {OffsetDelta: 3, Key: []byte("b")}}}
 	emptied := &sarama.RecordBatch{Version: 2, FirstOffset: 105, LastOffsetDelta: 2, ProducerID: -1}
 	marker := &sarama.RecordBatch{Version: 2, FirstOffset: 108, Control: true, ProducerID: 9, IsTransactional: true,
-		Records: []*sarama.Record{{Key: controlKey(controlCommit)}}}
+		Records: []*sarama.Record{{Key: []byte{0, 0, 0, 1}}}} // a commit marker's key
 	partial := &sarama.RecordBatch{Version: 2, FirstOffset: 109, PartialTrailingRecord: true}
 	tests := []struct {
 		name    string
@@ -55,7 +55,7 @@ func TestBatchesOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			bs, partial, err := batchesOf(tc.sets)
+			bs, partial, err := Of(tc.sets)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,8 +64,8 @@ func TestBatchesOf(t *testing.T) {
 			}
 		})
 	}
-	bs, _, err := batchesOf([]*sarama.Records{{RecordBatch: v2}, {RecordBatch: marker}})
-	if err != nil || bs[0].producerID != 9 || !bs[0].transactional || bs[0].control || !bs[1].control {
+	bs, _, err := Of([]*sarama.Records{{RecordBatch: v2}, {RecordBatch: marker}})
+	if err != nil || bs[0].ProducerID != 9 || !bs[0].Transactional || bs[0].Control || !bs[1].Control {
 		t.Errorf("batch flags lost: %+v, %v", bs, err)
 	}
 }
@@ -73,9 +73,9 @@ func TestBatchesOf(t *testing.T) {
 func TestBatchesOfCorruptLegacy(t *testing.T) {
 	bad := &sarama.MessageBlock{Offset: 3, Msg: &sarama.Message{Version: 0, Set: &sarama.MessageSet{Messages: []*sarama.MessageBlock{
 		{Offset: 9, Msg: &sarama.Message{}}}}}}
-	_, _, err := batchesOf([]*sarama.Records{{MsgSet: &sarama.MessageSet{Messages: []*sarama.MessageBlock{bad}}}})
-	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "beyond its wrapper") {
-		t.Errorf("inner offset past the wrapper: %v, want ErrCorrupt", err)
+	_, _, err := Of([]*sarama.Records{{MsgSet: &sarama.MessageSet{Messages: []*sarama.MessageBlock{bad}}}})
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "beyond its wrapper") {
+		t.Errorf("inner offset past the wrapper: %v, want ErrMalformed", err)
 	}
 }
 
@@ -95,7 +95,7 @@ func TestFetchVersionPerRelease(t *testing.T) {
 		{sarama.V2_1_0_0, 10},
 	}
 	for _, tt := range tests {
-		if got := fetchVersion(tt.version); got > tt.max || got < 3 {
+		if got := FetchVersion(tt.version); got > tt.max || got < 3 {
 			t.Errorf("Kafka %s: Fetch v%d, want v3 to v%d", tt.version, got, tt.max)
 		}
 	}
