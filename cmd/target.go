@@ -165,62 +165,88 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 			d.logger.Warn("closing the target Kafka client", "err", err)
 		}
 	}
-	tr, err := readSyncs(ctx, g, t, d, c)
+	recs, closeRecords, err := openRecords(ctx, g, t, d)
 	if err != nil {
 		closeClient()
 		return nil, nil, nil, err
 	}
+	closeAll := func() { closeRecords(); closeClient() }
+	next := func(ctx context.Context) (*mm2log.Translator, error) {
+		tr, err := recs.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		level := slog.LevelInfo
+		if t.follow > 0 {
+			level = slog.LevelDebug // dual-commit reads them every --mm2-offset-syncs-interval
+		}
+		d.logger.Log(ctx, level, "read MirrorMaker 2's offset syncs and checkpoints", "syncs", tr.Syncs(), "checkpoints", tr.Checkpoints())
+		return tr.WithTargetEnds(ctx, c)
+	}
+	tr, err := next(ctx)
+	if err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
 	if t.follow <= 0 {
-		return c, tr, closeClient, nil
+		return c, tr, closeAll, nil
 	}
 	live := mm2log.NewLive(tr)
 	fctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		live.Follow(fctx, t.follow, func(ctx context.Context) (*mm2log.Translator, error) { return readSyncs(ctx, g, t, d, c) },
-			func(err error) { d.logger.Warn(err.Error()) })
+		live.Follow(fctx, t.follow, next, func(err error) { d.logger.Warn(err.Error()) })
 	}()
-	return c, live, func() { stop(); <-done; closeClient() }, nil
+	return c, live, func() { stop(); <-done; closeAll() }, nil
 }
 
-// readSyncs reads the offset-syncs topic whole, once per run (dual-commit: every
-// --mm2-offset-syncs-interval), then the target's log ends of the replicas it names: a copy's
-// re-checks translate with the syncs of its start (later syncs only pin offsets the earlier
-// ones rounded down).
-func readSyncs(ctx context.Context, g *globalOptions, t *targetOptions, d *deps, target migrate.KafkaState) (*mm2log.Translator, error) {
-	cfg := mm2log.Config{Cluster: "the source cluster", ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger, Security: g.kafkaSecurity}
-	servers := g.kafkaBootstrap
-	if t.syncsOn == "target" {
-		cfg.Cluster, cfg.Version, cfg.Security, servers = "the target cluster", t.version, t.security, t.bootstrap
-	} else if err := g.needKafka(); err != nil {
-		return nil, fmt.Errorf("%w: the offset syncs are on the source cluster (--mm2-offset-syncs-location source)", err)
-	}
+// openRecords opens the readers of MirrorMaker 2's records, for the run: the offset syncs on
+// the cluster --mm2-offset-syncs-location names, the checkpoints on the target. The syncs are
+// read whole once, then (dual-commit, every --mm2-offset-syncs-interval) only what was written
+// since: a copy's re-checks translate with the syncs of its start (later syncs only pin offsets
+// the earlier ones rounded down).
+func openRecords(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (*mm2log.Records, func(), error) {
+	target := mm2log.Config{Cluster: "the target cluster", ClientID: g.clientID, Version: t.version, Logger: d.logger, Security: t.security}
 	var err error
-	if cfg.Bootstrap, err = kafkaconn.ParseBootstrap(servers); err != nil {
-		return nil, err
+	if target.Bootstrap, err = kafkaconn.ParseBootstrap(t.bootstrap); err != nil {
+		return nil, nil, err
 	}
-	r, err := mm2log.Open(ctx, cfg)
+	cps, err := mm2log.Open(ctx, target)
 	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", cfg.Cluster, servers, err)
+		return nil, nil, fmt.Errorf("%s at %s: %w", target.Cluster, t.bootstrap, err)
 	}
-	defer func() {
+	closeReader := func(r *mm2log.Reader) {
 		if err := r.Close(); err != nil {
-			d.logger.Warn("closing the offset-syncs reader", "err", err)
+			d.logger.Warn("closing a reader of MirrorMaker 2's records", "err", err)
 		}
-	}()
-	log, err := r.Read(ctx, mm2log.TopicSeparated(t.targetAlias, t.separator))
-	if err != nil {
-		return nil, err
 	}
-	level := slog.LevelInfo
-	if t.follow > 0 {
-		level = slog.LevelDebug // dual-commit reads them every --mm2-offset-syncs-interval
+	syncs := cps
+	if t.syncsOn != "target" {
+		if err := g.needKafka(); err != nil {
+			closeReader(cps)
+			return nil, nil, fmt.Errorf("%w: the offset syncs are on the source cluster (--mm2-offset-syncs-location source)", err)
+		}
+		cfg := mm2log.Config{Cluster: "the source cluster", ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger, Security: g.kafkaSecurity}
+		if cfg.Bootstrap, err = kafkaconn.ParseBootstrap(g.kafkaBootstrap); err != nil {
+			closeReader(cps)
+			return nil, nil, err
+		}
+		if syncs, err = mm2log.Open(ctx, cfg); err != nil {
+			closeReader(cps)
+			return nil, nil, fmt.Errorf("%s at %s: %w", cfg.Cluster, g.kafkaBootstrap, err)
+		}
 	}
-	d.logger.Log(ctx, level, "read MirrorMaker 2's offset syncs", "topic", log.Topic, "on", cfg.Cluster, "records", log.Records, "partitions", len(log.Syncs))
-	tr, err := mm2log.NewTranslator(log, t.mm2Policy(), t.lagMax)
-	if err != nil {
-		return nil, err
+	closeAll := func() {
+		if syncs != cps {
+			closeReader(syncs)
+		}
+		closeReader(cps)
 	}
-	return tr.WithTargetEnds(ctx, target)
+	recs := &mm2log.Records{Syncs: syncs, SyncsTopic: mm2log.TopicSeparated(t.targetAlias, t.separator),
+		Policy: t.mm2Policy(), LagMax: t.lagMax, Logger: d.logger}
+	if t.sourceAlias != "" { // the checkpoints topic is named after it
+		recs.Checkpoints, recs.CheckpointsTopic = cps, mm2log.CheckpointsTopic(t.sourceAlias, t.separator)
+	}
+	return recs, closeAll, nil
 }

@@ -30,9 +30,10 @@ type Translator interface {
 	// Source is the source topic the target topic replicates under the policy; false when the
 	// policy maps no source topic to it.
 	Source(target string) (string, bool)
-	// Translate places offset off of the source partition tp in the target's log. It never
-	// places it past a record the consumer has not read.
-	Translate(tp TopicPartition, off int64) Placement
+	// Translate places group's offset off of the source partition tp in the target's log. It
+	// never places it past a record the consumer has not read. The group matters where the
+	// replication kept a record of the group's own (MirrorMaker 2's checkpoints).
+	Translate(group string, tp TopicPartition, off int64) Placement
 }
 
 // Placement is one source offset's place in the target's log.
@@ -96,7 +97,7 @@ func (t *translatedStore) Unwrap() LegacyStore { return t.LegacyStore }
 
 func (t *translatedStore) ReadGroups(ctx context.Context, groups []string, emit func(LegacyGroup) error) error {
 	return t.LegacyStore.ReadGroups(ctx, groups, func(g LegacyGroup) error {
-		g.Offsets = translateOffsets(g.Offsets, t.tr)
+		g.Offsets = translateOffsets(g.Group, g.Offsets, t.tr)
 		return emit(g)
 	})
 }
@@ -126,18 +127,18 @@ func (t *translatedRechecker) RecheckGroups(ctx context.Context, reqs []RecheckR
 		return nil, err
 	}
 	for i := range got {
-		got[i].Offsets = translateOffsets(got[i].Offsets, t.tr)
+		got[i].Offsets = translateOffsets(got[i].Group, got[i].Offsets, t.tr)
 	}
 	return got, nil
 }
 
-// translateOffsets translates a group's offsets in place (a store's reader owns what it is
+// translateOffsets translates group's offsets in place (a store's reader owns what it is
 // given), sorted again as LegacyStore promises (a policy that renames topics may change their
 // order). The sources are one block per group: one allocation, not one per offset.
-func translateOffsets(offsets []LegacyOffset, tr Translator) []LegacyOffset {
+func translateOffsets(group string, offsets []LegacyOffset, tr Translator) []LegacyOffset {
 	srcs := make([]Source, len(offsets))
 	for i, o := range offsets {
-		offsets[i] = translateOffset(o, tr, &srcs[i])
+		offsets[i] = translateOffset(group, o, tr, &srcs[i])
 	}
 	if !slices.IsSortedFunc(offsets, compareOffsets) {
 		slices.SortFunc(offsets, compareOffsets)
@@ -145,8 +146,8 @@ func translateOffsets(offsets []LegacyOffset, tr Translator) []LegacyOffset {
 	return offsets
 }
 
-// translateOffset translates o, its Source kept in src.
-func translateOffset(o LegacyOffset, tr Translator, src *Source) LegacyOffset {
+// translateOffset translates group's offset o, its Source kept in src.
+func translateOffset(group string, o LegacyOffset, tr Translator, src *Source) LegacyOffset {
 	if o.Topic == "" {
 		// An offsets folder the store could not list names no topic: it stays without one, so
 		// that no topic filter drops it and the plan still blocks its group (KeepsOffset).
@@ -157,7 +158,7 @@ func translateOffset(o LegacyOffset, tr Translator, src *Source) LegacyOffset {
 	if o.Invalid != "" || o.Partition < 0 || o.Offset < 0 {
 		return o // no offset to place: BuildEntries says why
 	}
-	p := tr.Translate(TopicPartition{Topic: src.Topic, Partition: o.Partition}, o.Offset)
+	p := tr.Translate(group, TopicPartition{Topic: src.Topic, Partition: o.Partition}, o.Offset)
 	if p.Blocked != "" {
 		src.Blocked, src.Reason = p.Blocked, p.Reason
 		return o

@@ -9,8 +9,6 @@ import (
 
 	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/logbatch"
-	"github.com/zk2kafka/zk2kafka/migrate"
-	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
 
 const (
@@ -58,10 +56,10 @@ func (r *Reader) bounds(ctx context.Context, p *progress) error {
 	return nil
 }
 
-// fetch asks the partition's leader for the records at p.next and adds the syncs among them
-// to out, advancing p.next past the last batch read (control batches and batches compaction
-// emptied included: the end is reached by offsets, never by waiting for a record at end-1).
-func (r *Reader) fetch(ctx context.Context, p *progress, out *Log) error {
+// fetch asks the partition's leader for the records at p.next and hands them to add,
+// advancing p.next past the last batch read (control batches and batches compaction emptied
+// included: the end is reached by offsets, never by waiting for a record at end-1).
+func (r *Reader) fetch(ctx context.Context, p *progress, add func(logbatch.Record) error, n *counts) error {
 	b, err := kafkaconn.Call(ctx, func() (*sarama.Broker, error) { return r.client.Leader(p.topic, p.part) })
 	if err != nil {
 		return fmt.Errorf("leader of %s partition %d on %s: %w", p.topic, p.part, r.cluster, err)
@@ -79,11 +77,14 @@ func (r *Reader) fetch(ctx context.Context, p *progress, out *Log) error {
 	if resp.ErrorCode != int16(sarama.ErrNoError) {
 		return fmt.Errorf("fetch %s from broker %d (%s): %w", p.topic, b.ID(), b.Addr(), sarama.KError(resp.ErrorCode))
 	}
-	return r.apply(resp.GetBlock(p.topic, p.part), p, resp.ThrottleTime > 0, out)
+	return r.apply(resp.GetBlock(p.topic, p.part), p, resp.ThrottleTime > 0, add, n)
 }
 
-// apply adds one fetch response's syncs to out and moves p on.
-func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bool, out *Log) error {
+// counts are what a read passed over.
+type counts struct{ records, controlBatches int64 }
+
+// apply hands one fetch response's records to add and moves p on.
+func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bool, add func(logbatch.Record) error, n *counts) error {
 	where := fmt.Sprintf("fetch %s partition %d at offset %d on %s", p.topic, p.part, p.next, r.cluster)
 	if blk == nil {
 		return fmt.Errorf("%s: %w", where, sarama.ErrIncompleteResponse)
@@ -91,7 +92,7 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 	switch blk.Err {
 	case sarama.ErrNoError:
 	case sarama.ErrOffsetOutOfRange:
-		// The log start moved past the position under the read: syncs were lost to it.
+		// The log start moved past the position under the read: records were lost to it.
 		return fmt.Errorf("%s (end %d): %w", where, p.end, kafkaconn.Permanent(blk.Err))
 	default:
 		return fmt.Errorf("%s: %w", where, blk.Err)
@@ -121,7 +122,7 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 		if b.Last < p.next {
 			continue
 		}
-		if err := addBatch(b, p, out); err != nil {
+		if err := addBatch(b, p, add, n); err != nil {
 			return kafkaconn.Permanent(err)
 		}
 		p.next = b.Last + 1
@@ -136,13 +137,13 @@ func (r *Reader) apply(blk *sarama.FetchResponseBlock, p *progress, throttled bo
 	return nil
 }
 
-// addBatch decodes the records of b in [p.next, p.end) as offset syncs. Control batches are
-// transaction markers, passed over. A transactional data batch is refused: MirrorMaker 2
-// writes its syncs with a producer of their own, outside any transaction, and whether another
-// writer's transaction committed is not something to guess.
-func addBatch(b logbatch.Batch, p *progress, out *Log) error {
+// addBatch hands the records of b in [p.next, p.end) to add. Control batches are transaction
+// markers, passed over. A transactional data batch is refused: MirrorMaker 2 writes its offset
+// syncs and checkpoints with producers of their own, outside any transaction, and whether
+// another writer's transaction committed is not something to guess.
+func addBatch(b logbatch.Batch, p *progress, add func(logbatch.Record) error, n *counts) error {
 	if b.Control {
-		out.ControlBatches++
+		n.controlBatches++
 		return nil
 	}
 	for _, rec := range b.Records {
@@ -150,18 +151,13 @@ func addBatch(b logbatch.Batch, p *progress, out *Log) error {
 			continue
 		}
 		if b.Transactional {
-			return fmt.Errorf("%s partition %d offset %d: written in a transaction (producer %d), which MirrorMaker 2 never does for offset syncs: not read as one",
+			return fmt.Errorf("%s partition %d offset %d: written in a transaction (producer %d), which MirrorMaker 2 never does for its own records: not read as one",
 				p.topic, p.part, rec.Offset, b.ProducerID)
 		}
-		s, err := mm2.DecodeOffsetSync(rec.Key, rec.Value)
-		if err != nil {
+		if err := add(rec); err != nil {
 			return fmt.Errorf("%s partition %d offset %d: %w", p.topic, p.part, rec.Offset, err)
 		}
-		tp := migrate.TopicPartition{Topic: s.Topic, Partition: s.Partition}
-		syncs := out.Syncs[tp]
-		syncs.Add(s)
-		out.Syncs[tp] = syncs
-		out.Records++
+		n.records++
 	}
 	return nil
 }

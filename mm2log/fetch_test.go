@@ -7,6 +7,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/logbatch"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mm2"
 )
@@ -96,7 +97,7 @@ func TestApply(t *testing.T) {
 			r := &Reader{cluster: "the test cluster"}
 			p := &progress{topic: "syncs", part: 0, next: tc.next, end: tc.end, maxBytes: fetchPartitionBytes}
 			out := Log{Syncs: map[migrate.TopicPartition]mm2.Syncs{}}
-			err := r.apply(&sarama.FetchResponseBlock{RecordsSet: tc.sets}, p, false, &out)
+			err := r.apply(&sarama.FetchResponseBlock{RecordsSet: tc.sets}, p, false, addSyncs(out.Syncs), &counts{})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want one with %q", err, tc.wantErr)
@@ -119,6 +120,21 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// addSyncs decodes each record as an offset sync into syncs.
+func addSyncs(syncs map[migrate.TopicPartition]mm2.Syncs) func(logbatch.Record) error {
+	return func(rec logbatch.Record) error {
+		s, err := mm2.DecodeOffsetSync(rec.Key, rec.Value)
+		if err != nil {
+			return err
+		}
+		tp := migrate.TopicPartition{Topic: s.Topic, Partition: s.Partition}
+		l := syncs[tp]
+		l.Add(s)
+		syncs[tp] = l
+		return nil
+	}
+}
+
 // checkSyncs compares the syncs kept with pairs through Translate: each pair's upstream
 // offset must translate exactly to its downstream one, and nothing else may be kept.
 func checkSyncs(t *testing.T, tp migrate.TopicPartition, got mm2.Syncs, pairs [][2]int64) {
@@ -136,15 +152,15 @@ func checkSyncs(t *testing.T, tp migrate.TopicPartition, got mm2.Syncs, pairs []
 func TestApplyGrowsFetchSizeForAPartialBatch(t *testing.T) {
 	r := &Reader{cluster: "c"}
 	p := &progress{topic: "syncs", next: 3, end: 10, maxBytes: fetchPartitionBytes}
-	out := Log{Syncs: map[migrate.TopicPartition]mm2.Syncs{}}
-	if err := r.apply(&sarama.FetchResponseBlock{Partial: true}, p, false, &out); err != nil || p.maxBytes != 2*fetchPartitionBytes || p.next != 3 {
+	add, n := addSyncs(map[migrate.TopicPartition]mm2.Syncs{}), &counts{}
+	if err := r.apply(&sarama.FetchResponseBlock{Partial: true}, p, false, add, n); err != nil || p.maxBytes != 2*fetchPartitionBytes || p.next != 3 {
 		t.Fatalf("partial: err %v, maxBytes %d, next %d", err, p.maxBytes, p.next)
 	}
-	if err := r.apply(&sarama.FetchResponseBlock{}, p, true, &out); err == nil || p.next != 3 {
+	if err := r.apply(&sarama.FetchResponseBlock{}, p, true, add, n); err == nil || p.next != 3 {
 		t.Fatalf("throttled empty answer: err %v, next %d: want an error and no progress", err, p.next)
 	}
 	p.maxBytes = maxPartitionBytes
-	if err := r.apply(&sarama.FetchResponseBlock{Partial: true}, p, false, &out); err == nil {
+	if err := r.apply(&sarama.FetchResponseBlock{Partial: true}, p, false, add, n); err == nil {
 		t.Fatal("a batch larger than the largest fetch: want an error")
 	}
 }

@@ -32,8 +32,8 @@ func (l *Live) Topic(source string) string { return l.cur.Load().Topic(source) }
 func (l *Live) Source(target string) (string, bool) { return l.cur.Load().Source(target) }
 
 // Translate implements migrate.Translator, with the syncs of the latest read.
-func (l *Live) Translate(tp migrate.TopicPartition, off int64) migrate.Placement {
-	return l.cur.Load().Translate(tp, off)
+func (l *Live) Translate(group string, tp migrate.TopicPartition, off int64) migrate.Placement {
+	return l.cur.Load().Translate(group, tp, off)
 }
 
 // Follow calls read every interval until ctx ends and translates with what it returns. A read

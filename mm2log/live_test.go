@@ -37,7 +37,7 @@ func TestLiveFollow(t *testing.T) {
 		{}, // the last: it stops the follow, and Follow keeps what it had for a nil translator
 	}
 	live := NewLive(translatorOf(t, [2]int64{100, 0}))
-	if got := live.Translate(orders0, 200); got.Blocked != migrate.ClassReplicationBehind {
+	if got := live.Translate("g", orders0, 200); got.Blocked != migrate.ClassReplicationBehind {
 		t.Fatalf("before any read again: %+v, want replication-behind", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +55,7 @@ func TestLiveFollow(t *testing.T) {
 		}, func(err error) { failures = append(failures, err) })
 	}()
 	<-done
-	if got := live.Translate(orders0, 200); got.Blocked != "" || got.Offset != 90 {
+	if got := live.Translate("g", orders0, 200); got.Blocked != "" || got.Offset != 90 {
 		t.Errorf("after a read and a failed one: %+v, want 200 at 90 (the good read's syncs kept)", got)
 	}
 	if len(failures) != 1 || !errors.Is(failures[0], reads[1].err) {

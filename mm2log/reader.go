@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -62,8 +63,8 @@ type Log struct {
 	Syncs map[migrate.TopicPartition]mm2.Syncs
 	// Records is the offset syncs read; ControlBatches the transaction markers passed over.
 	Records, ControlBatches int64
-	// Start and End are each partition of the topic's log start and its high watermark when
-	// the read began: the records read are exactly [Start, End).
+	// Start and End are each partition of the topic's log start when it was first read, and its
+	// high watermark when the latest read began: the records read are exactly [Start, End).
 	Start, End map[int32]int64
 }
 
@@ -127,24 +128,90 @@ func (r *Reader) Close() error {
 // that does not decode fails the read, naming its offset: a sync skipped could make a
 // translation land past records the consumer has not read.
 func (r *Reader) Read(ctx context.Context, topic string) (Log, error) {
-	parts, err := r.partitions(ctx, topic)
+	return r.Update(ctx, Log{Topic: topic})
+}
+
+// Update returns prev with the offset syncs written to its topic since prev was read; prev is
+// not changed (a translator may be reading it). The syncs already read stay: the topic is
+// compacted, and a later read whole would find fewer of them and place some offsets lower than
+// an earlier one did. A topic that changed other than by growing (its log start past prev's
+// end, its end below it, its partitions others) is read whole again.
+func (r *Reader) Update(ctx context.Context, prev Log) (Log, error) {
+	out := Log{Topic: prev.Topic, Syncs: maps.Clone(prev.Syncs), Records: prev.Records, ControlBatches: prev.ControlBatches, Start: prev.Start}
+	if out.Syncs == nil {
+		out.Syncs = map[migrate.TopicPartition]mm2.Syncs{}
+	}
+	cloned := map[migrate.TopicPartition]bool{}
+	add := func(rec logbatch.Record) error {
+		s, err := mm2.DecodeOffsetSync(rec.Key, rec.Value)
+		if err != nil {
+			return err
+		}
+		tp := migrate.TopicPartition{Topic: s.Topic, Partition: s.Partition}
+		syncs := out.Syncs[tp]
+		if !cloned[tp] {
+			syncs, cloned[tp] = syncs.Clone(), true
+		}
+		syncs.Add(s)
+		out.Syncs[tp] = syncs
+		return nil
+	}
+	start, end, n, err := r.scan(ctx, prev.Topic, prev.End, add)
+	if errors.Is(err, errReadAgain) {
+		r.log.Info("reading MirrorMaker 2's offset syncs whole again", "topic", prev.Topic, "why", err)
+		return r.Update(ctx, Log{Topic: prev.Topic})
+	}
 	if err != nil {
 		return Log{}, err
 	}
-	out := Log{Topic: topic, Syncs: map[migrate.TopicPartition]mm2.Syncs{}, Start: map[int32]int64{}, End: map[int32]int64{}}
+	if out.Start == nil {
+		out.Start = start
+	}
+	out.End, out.Records, out.ControlBatches = end, out.Records+n.records, out.ControlBatches+n.controlBatches
+	return out, nil
+}
+
+// errReadAgain means a read from where the last one ended cannot go on: the topic changed
+// other than by growing.
+var errReadAgain = errors.New("the topic changed since the last read")
+
+// scan reads every partition p of topic from from[p] (its log start when from is nil) up to
+// its high watermark as of the call, handing each data record to add, and returns each
+// partition's log start and that high watermark.
+func (r *Reader) scan(ctx context.Context, topic string, from map[int32]int64, add func(logbatch.Record) error) (start, end map[int32]int64, n counts, err error) {
+	parts, err := r.partitions(ctx, topic)
+	if err != nil {
+		return nil, nil, counts{}, err
+	}
+	if from != nil && len(parts) != len(from) {
+		return nil, nil, counts{}, fmt.Errorf("%w: %d partitions, %d at the last read", errReadAgain, len(parts), len(from))
+	}
+	start, end = map[int32]int64{}, map[int32]int64{}
 	for _, p := range parts {
 		pr := &progress{topic: topic, part: p, maxBytes: fetchPartitionBytes}
 		if err := r.retry(ctx, topic, "list offsets of "+topic, func() error { return r.bounds(ctx, pr) }); err != nil {
-			return Log{}, err
+			return nil, nil, counts{}, err
 		}
-		out.Start[p], out.End[p] = pr.next, pr.end
+		start[p], end[p] = pr.next, pr.end
+		if from != nil {
+			last, ok := from[p]
+			switch {
+			case !ok:
+				return nil, nil, counts{}, fmt.Errorf("%w: partition %d is new", errReadAgain, p)
+			case last < pr.next:
+				return nil, nil, counts{}, fmt.Errorf("%w: partition %d starts at %d, past %d where the last read ended", errReadAgain, p, pr.next, last)
+			case last > pr.end:
+				return nil, nil, counts{}, fmt.Errorf("%w: partition %d ends at %d, before %d where the last read ended", errReadAgain, p, pr.end, last)
+			}
+			pr.next = last
+		}
 		for pr.next < pr.end {
-			if err := r.retry(ctx, topic, "fetch "+topic, func() error { return r.fetch(ctx, pr, &out) }); err != nil {
-				return Log{}, err
+			if err := r.retry(ctx, topic, "fetch "+topic, func() error { return r.fetch(ctx, pr, add, &n) }); err != nil {
+				return nil, nil, counts{}, err
 			}
 		}
 	}
-	return out, nil
+	return start, end, n, nil
 }
 
 // partitions lists topic's partitions, or says clearly that the topic is not there.

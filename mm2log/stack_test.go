@@ -40,6 +40,12 @@ func syncRecord(topic string, part int32, up, down int64) (key, value []byte) {
 // theirs). It returns the topic's name.
 func compactedTopic(t *testing.T, st *stacktest.Stack, recs [][2][]byte) string {
 	t.Helper()
+	return newTopic(t, st, "compact", recs)
+}
+
+// newTopic is compactedTopic with the cleanup policy given.
+func newTopic(t *testing.T, st *stacktest.Stack, policy string, recs [][2][]byte) string {
+	t.Helper()
 	conf := sarama.NewConfig()
 	conf.Version = sarama.V1_0_0_0 // Kafka 4.x rejects the oldest request versions (KIP-896)
 	conf.Producer.Return.Successes = true
@@ -51,23 +57,33 @@ func compactedTopic(t *testing.T, st *stacktest.Stack, recs [][2][]byte) string 
 	}
 	t.Cleanup(func() { closeOrFail(t, admin.Close) })
 	name := stacktest.Name(t, "mm2-offset-syncs")
-	compact := "compact"
 	if err := admin.CreateTopic(name, &sarama.TopicDetail{NumPartitions: 1, ReplicationFactor: 1,
-		ConfigEntries: map[string]*string{"cleanup.policy": &compact}}, false); err != nil {
+		ConfigEntries: map[string]*string{"cleanup.policy": &policy}}, false); err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
+	produce(t, st, name, recs)
+	return name
+}
+
+// produce appends recs to partition 0 of topic, in order.
+func produce(t *testing.T, st *stacktest.Stack, name string, recs [][2][]byte) {
+	t.Helper()
+	conf := sarama.NewConfig()
+	conf.Version = sarama.V1_0_0_0
+	conf.Producer.Return.Successes = true
+	conf.Producer.RequiredAcks = sarama.WaitForAll
+	conf.Producer.Partitioner = sarama.NewManualPartitioner
 	prod, err := sarama.NewSyncProducer([]string{st.Kafka}, conf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeOrFail(t, prod.Close) })
+	defer closeOrFail(t, prod.Close)
 	for i, r := range recs {
 		if _, _, err := prod.SendMessage(&sarama.ProducerMessage{Topic: name, Partition: 0,
 			Key: sarama.ByteEncoder(r[0]), Value: sarama.ByteEncoder(r[1])}); err != nil {
 			t.Fatalf("produce record %d to %s: %v", i, name, err)
 		}
 	}
-	return name
 }
 
 func closeOrFail(t *testing.T, f func() error) {

@@ -22,6 +22,8 @@ type Translator struct {
 	// ends is the target's log end of each source partition's replica, when read
 	// (WithTargetEnds).
 	ends map[migrate.TopicPartition]int64
+	// checkpoints are MirrorMaker 2's, when read (WithCheckpoints).
+	checkpoints map[CheckpointKey]mm2.Checkpoint
 }
 
 var _ migrate.Translator = (*Translator)(nil)
@@ -79,17 +81,30 @@ func (t *Translator) WithTargetEnds(ctx context.Context, target migrate.KafkaSta
 	return &out, nil
 }
 
+// WithCheckpoints returns the translator that also places a group's offset from the group's
+// own checkpoint, where MirrorMaker 2 wrote one (mm2.Syncs.WithCheckpoint).
+func (t *Translator) WithCheckpoints(c Checkpoints) *Translator {
+	out := *t
+	out.checkpoints = c.Latest
+	return &out
+}
+
 // Translate implements migrate.Translator.
-func (t *Translator) Translate(tp migrate.TopicPartition, off int64) migrate.Placement {
+func (t *Translator) Translate(group string, tp migrate.TopicPartition, off int64) migrate.Placement {
+	syncs := t.log.Syncs[tp]
 	var tr mm2.Translation
 	if end, ok := t.ends[tp]; ok {
-		tr = t.log.Syncs[tp].TranslateReplicated(off, t.lagMax, end)
+		tr = syncs.TranslateReplicated(off, t.lagMax, end)
 	} else {
-		tr = t.log.Syncs[tp].Translate(off, t.lagMax)
+		tr = syncs.Translate(off, t.lagMax)
+	}
+	key := CheckpointKey{Group: group, TP: migrate.TopicPartition{Topic: t.policy.Topic(tp.Topic), Partition: tp.Partition}}
+	if c, ok := t.checkpoints[key]; ok {
+		tr = syncs.WithCheckpoint(tr, off, c)
 	}
 	var class migrate.Class
 	switch tr.Class {
-	case mm2.Exact, mm2.RoundedDown:
+	case mm2.Exact, mm2.RoundedDown, mm2.FromCheckpoint:
 		return migrate.Placement{Offset: tr.Target, MaxReread: tr.MaxReread}
 	case mm2.NoSync:
 		class = migrate.ClassNoSync
@@ -104,3 +119,15 @@ func (t *Translator) Translate(tp migrate.TopicPartition, off int64) migrate.Pla
 	}
 	return migrate.Placement{Blocked: class, Reason: fmt.Sprintf("%s (offset syncs of %s, read from %s)", tr.Reason, t.log.Topic, tp)}
 }
+
+// Syncs is how many offset syncs the translator places offsets with.
+func (t *Translator) Syncs() int {
+	n := 0
+	for _, s := range t.log.Syncs {
+		n += s.Len()
+	}
+	return n
+}
+
+// Checkpoints is how many checkpoints it has.
+func (t *Translator) Checkpoints() int { return len(t.checkpoints) }

@@ -63,7 +63,7 @@ func TestTranslate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tr.Translate(tc.tp, tc.off)
+			got := tr.Translate("g", tc.tp, tc.off)
 			if !strings.Contains(got.Reason, tc.why) || (tc.why == "") != (got.Reason == "") {
 				t.Errorf("reason %q, want one with %q", got.Reason, tc.why)
 			}
@@ -109,7 +109,7 @@ func TestTranslatorWithTargetEnds(t *testing.T) {
 		{tp: orders0, off: 165, want: migrate.Placement{Blocked: migrate.ClassReplicationBehind}}, // the replica holds too few records
 	}
 	for _, tc := range cases {
-		got := tr.Translate(tc.tp, tc.off)
+		got := tr.Translate("g", tc.tp, tc.off)
 		got.Reason = ""
 		if got != tc.want {
 			t.Errorf("Translate(%s, %d) = %+v, want %+v", tc.tp, tc.off, got, tc.want)
@@ -133,4 +133,42 @@ func TestTopicSeparated(t *testing.T) {
 	if got := Topic("tgt"); got != "mm2-offset-syncs.tgt.internal" {
 		t.Errorf("Topic(tgt) = %q", got)
 	}
+}
+
+// A group's own checkpoint places its offset where the syncs left leave it below the first one,
+// or round it down further than the checkpoint does; other groups are not placed by it.
+func TestTranslatorWithCheckpoints(t *testing.T) {
+	src := migrate.TopicPartition{Topic: "source.orders", Partition: 0}
+	cp := func(group string, up, down int64) mm2.Checkpoint {
+		return mm2.Checkpoint{Group: group, Topic: src.Topic, Partition: src.Partition, Upstream: up, Downstream: down}
+	}
+	tr := testTranslator(t).WithCheckpoints(Checkpoints{Latest: map[CheckpointKey]mm2.Checkpoint{
+		{Group: "g", TP: src}:                      cp("g", 95, 0),
+		{Group: "h", TP: src}:                      cp("h", 135, 30),
+		{Group: contract.TranslatorGroup, TP: src}: cp(contract.TranslatorGroup, 90, 0),
+		{Group: "stale", TP: src}:                  cp("stale", 90, 7), // past the sync above it (100 at 0)
+	}})
+	cases := []struct {
+		group string
+		off   int64
+		want  migrate.Placement
+	}{
+		{"g", 99, migrate.Placement{Offset: 0}},
+		{"g", 94, migrate.Placement{Blocked: migrate.ClassBelowFirstSync}},
+		{"other", 99, migrate.Placement{Blocked: migrate.ClassBelowFirstSync}},
+		{"h", 140, migrate.Placement{Offset: 30, MaxReread: 10}}, // rounded down: 16, re-reading up to 19
+		{"h", 130, migrate.Placement{Offset: 16, MaxReread: 9}},  // the checkpoint is above it
+		{"stale", 99, migrate.Placement{Blocked: migrate.ClassBelowFirstSync}},
+	}
+	for _, tc := range cases {
+		got := tr.Translate(tc.group, orders0, tc.off)
+		got.Reason = ""
+		if got != tc.want {
+			t.Errorf("Translate(%s, %s, %d) = %+v, want %+v", tc.group, orders0, tc.off, got, tc.want)
+		}
+	}
+	if tr.Checkpoints() != 4 {
+		t.Errorf("Checkpoints() = %d, want 4", tr.Checkpoints())
+	}
+	contract.TestTranslator(t, tr, []migrate.TopicPartition{orders0, orders1, other0}, 200)
 }

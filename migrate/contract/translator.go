@@ -7,6 +7,9 @@ import (
 	"github.com/zk2kafka/zk2kafka/migrate"
 )
 
+// TranslatorGroup is the group TestTranslator translates for (a translator that places a group's offsets from records of its own is tested with records of it).
+const TranslatorGroup = "contract-group"
+
 // TestTranslator checks the clauses of migrate.Translator on tr, over the source offsets
 // 0..upTo of each partition in parts (a partition the translator knows nothing of too): the
 // topic names go back and forth; a placed offset is a non-negative target with a
@@ -27,7 +30,7 @@ func TestTranslator(t *testing.T, tr migrate.Translator, parts []migrate.TopicPa
 		blocked := []migrate.Class{migrate.ClassNoSync, migrate.ClassBelowFirstSync, migrate.ClassReplicationBehind}
 		for _, tp := range parts {
 			for off := int64(0); off <= upTo; off++ {
-				p := tr.Translate(tp, off)
+				p := tr.Translate(TranslatorGroup, tp, off)
 				switch {
 				case p.Blocked == "" && (p.Offset < 0 || p.MaxReread < 0):
 					t.Fatalf("Translate(%s, %d) = %+v: a negative offset or re-read bound", tp, off, p)
@@ -41,7 +44,7 @@ func TestTranslator(t *testing.T, tr migrate.Translator, parts []migrate.TopicPa
 		for _, tp := range parts {
 			last, lastOff := int64(-1), int64(-1)
 			for off := int64(0); off <= upTo; off++ {
-				p := tr.Translate(tp, off)
+				p := tr.Translate(TranslatorGroup, tp, off)
 				if p.Blocked != "" {
 					continue
 				}

@@ -24,7 +24,7 @@ func (f Translator) Topic(source string) string { return f.Prefix + source }
 
 func (f Translator) Source(target string) (string, bool) { return strings.CutPrefix(target, f.Prefix) }
 
-func (f Translator) Translate(tp migrate.TopicPartition, off int64) migrate.Placement {
+func (f Translator) Translate(_ string, tp migrate.TopicPartition, off int64) migrate.Placement {
 	start, ok := f.Start[tp]
 	switch {
 	case !ok:

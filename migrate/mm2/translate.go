@@ -14,6 +14,10 @@ const (
 	// RoundedDown: the offset lies past a sync and no sync pins it; the target is just past the
 	// sync before it, and the consumer may read again up to MaxReread records.
 	RoundedDown Class = "rounded-down"
+	// FromCheckpoint: the group's own checkpoint places the offset higher than the syncs left
+	// do (they were compacted away below it, or lie far apart): MirrorMaker 2 translated the
+	// group's committed offset, at or below this one, when it still had the syncs for it.
+	FromCheckpoint Class = "checkpoint"
 	// NoSync: the partition has no offset sync: not replicated, or not synced yet.
 	NoSync Class = "no-sync"
 	// BelowFirstSync: every sync left is above the offset (older ones were compacted away, or
@@ -26,7 +30,7 @@ const (
 )
 
 // Blocked reports whether c leaves nothing to write.
-func (c Class) Blocked() bool { return c != Exact && c != RoundedDown }
+func (c Class) Blocked() bool { return c != Exact && c != RoundedDown && c != FromCheckpoint }
 
 // Translation is one source offset's place in the target.
 type Translation struct {
@@ -69,6 +73,20 @@ func (s *Syncs) Add(o OffsetSync) {
 // Len is how many syncs are kept.
 func (s Syncs) Len() int { return len(s.list) }
 
+// Clone is a copy that Add may change while s is read elsewhere.
+func (s Syncs) Clone() Syncs { return Syncs{list: slices.Clone(s.list)} }
+
+// above is the index of the first sync whose upstream offset is above off (len when none is).
+func (s Syncs) above(off int64) int {
+	i, _ := slices.BinarySearchFunc(s.list, off, func(o OffsetSync, off int64) int {
+		if o.Upstream <= off {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
 // Translate places source offset off in the target. lagMax is MirrorMaker 2's offset.lag.max
 // (the most source records it replicates past a sync before it writes a new one; 100 unless
 // configured): an offset further past the latest sync than that is Behind.
@@ -84,14 +102,7 @@ func (s Syncs) Translate(off, lagMax int64) Translation {
 		return Translation{Class: NoSync, Reason: "no offset sync for this partition: it is not replicated, or MirrorMaker 2 has not synced it yet"}
 	}
 	// The first sync above off; the one before it, if any, is the latest at or below.
-	i, _ := slices.BinarySearchFunc(s.list, off, func(o OffsetSync, off int64) int {
-		switch {
-		case o.Upstream <= off:
-			return -1
-		default:
-			return 1
-		}
-	})
+	i := s.above(off)
 	if i == 0 {
 		first := s.list[0]
 		return Translation{Class: BelowFirstSync, Reason: fmt.Sprintf(
@@ -132,4 +143,45 @@ func (s Syncs) TranslateReplicated(off, lagMax, targetEnd int64) Translation {
 		return Translation{Class: RoundedDown, Target: at.Downstream + 1, MaxReread: needed}
 	}
 	return tr
+}
+
+// WithCheckpoint refines tr, the syncs' translation of source offset off, with c, MirrorMaker
+// 2's latest checkpoint of the consumer group's partition. MirrorMaker 2 checkpoints a group
+// whose offsets it finds in the source's __consumer_offsets (a consumer committing to both
+// stores, or a copy into the source); the offset-syncs topic is compacted, so the syncs that
+// placed the group's offset then may be gone now, and off then lies below the first sync left,
+// or far past one.
+//
+// The checkpoint says the source records from c.Upstream on are at c.Downstream or after it in
+// the target. With c.Upstream at or below off, resuming at c.Downstream skips none of the
+// records from off on. It is taken only below a sync n above off, and only when c.Downstream
+// is not past n.Downstream: the target records from n.Downstream on are the source's from
+// n.Upstream on, which the consumer has not read, and a checkpoint past them belongs to another
+// replica (the target's topic made again) and is not used. The consumer may then read again at
+// most the n.Downstream-c.Downstream target records before n. It replaces tr only where it
+// places off higher, or where tr is below the first sync.
+func (s Syncs) WithCheckpoint(tr Translation, off int64, c Checkpoint) Translation {
+	if tr.Class == Exact || c.Upstream > off || c.Downstream < 0 {
+		return tr
+	}
+	i := s.above(off)
+	if i == len(s.list) {
+		return tr // no sync above off: nothing bounds what a consumer resumed there reads again
+	}
+	n := s.list[i]
+	if c.Downstream > n.Downstream {
+		return tr
+	}
+	switch tr.Class {
+	case BelowFirstSync:
+	case RoundedDown:
+		if tr.Target >= c.Downstream {
+			return tr
+		}
+		// Resumed later than tr's target, the consumer reads again a part of what tr announced.
+		return Translation{Class: FromCheckpoint, Target: c.Downstream, MaxReread: min(tr.MaxReread, n.Downstream-c.Downstream)}
+	default:
+		return tr
+	}
+	return Translation{Class: FromCheckpoint, Target: c.Downstream, MaxReread: n.Downstream - c.Downstream}
 }
