@@ -87,10 +87,12 @@ type Stack struct {
 	// MirrorMaker 2 is set by the mm2 profile: the zk layout is the source cluster (Kafka),
 	// KafkaTarget a Kafka 4.x KRaft cluster MirrorMaker 2 replicates the topics named
 	// MM2TopicPrefix* into, from alias MM2SourceAlias to MM2TargetAlias, with offset.lag.max
-	// MM2OffsetLagMax; MM2Log is its log.
+	// MM2OffsetLagMax; MM2Log is its log. MM2Libs holds MirrorMaker 2's jars and MM2Log4j its
+	// log4j configuration, for a test that runs a replication of its own.
 	MirrorMaker2                                bool
 	KafkaTarget, MM2SourceAlias, MM2TargetAlias string
 	MM2TopicPrefix, MM2Log                      string
+	MM2Libs, MM2Log4j                           string
 	MM2OffsetLagMax                             int64
 
 	started string // STACK_NAME when this package started the stack
@@ -276,10 +278,10 @@ func readEnv(path string) (*Stack, error) {
 // readMirrorMaker2 takes the mm2 profile's lines of stack.env.
 func (s *Stack) readMirrorMaker2(vals map[string]string) error {
 	s.MirrorMaker2, s.KafkaTarget, s.MM2SourceAlias, s.MM2TargetAlias = true, vals["KAFKA_TARGET"], vals["MM2_SOURCE_ALIAS"], vals["MM2_TARGET_ALIAS"]
-	s.MM2TopicPrefix, s.MM2Log = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"]
+	s.MM2TopicPrefix, s.MM2Log, s.MM2Libs, s.MM2Log4j = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"], vals["MM2_LIBS"], vals["MM2_LOG4J"]
 	lag, err := strconv.ParseInt(vals["MM2_OFFSET_LAG_MAX"], 10, 64)
-	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" {
-		return fmt.Errorf("mm2 profile without KAFKA_TARGET, MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
+	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" || s.MM2Libs == "" || s.MM2Log4j == "" {
+		return fmt.Errorf("mm2 profile without KAFKA_TARGET, MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX, MM2_LIBS, MM2_LOG4J or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
 	}
 	s.MM2OffsetLagMax = lag
 	return nil

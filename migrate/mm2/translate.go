@@ -73,6 +73,14 @@ func (s *Syncs) Add(o OffsetSync) {
 // Len is how many syncs are kept.
 func (s Syncs) Len() int { return len(s.list) }
 
+// First is the first sync kept, false when none is.
+func (s Syncs) First() (OffsetSync, bool) {
+	if len(s.list) == 0 {
+		return OffsetSync{}, false
+	}
+	return s.list[0], true
+}
+
 // Clone is a copy that Add may change while s is read elsewhere.
 func (s Syncs) Clone() Syncs { return Syncs{list: slices.Clone(s.list)} }
 
