@@ -57,8 +57,11 @@ func TestMirrorMakerCheckpointAfterCompaction(t *testing.T) {
 	first := e.waitSyncsCompactedAbove(syncsTopic, topic, zkOff)
 	t.Logf("offset syncs compacted: the first left is source %d at target %d", first.Upstream, first.Downstream)
 
-	args := []string{"--target-kafka", st.KafkaTarget, "--mm2-source-alias", srcAlias, "--mm2-target-alias", tgtAlias,
-		"--mm2-offset-lag-max", "10"}
+	// Through the target's SASL_SSL listener, with the target's TLS and SASL flags.
+	args := []string{"--target-kafka", st.KafkaTargetSASL, "--target-kafka-tls", "--target-kafka-tls-ca-file", st.KafkaTargetCAFile,
+		"--target-kafka-sasl-mechanism", "SCRAM-SHA-512", "--target-kafka-sasl-user", st.KafkaTargetUser,
+		"--target-kafka-sasl-password-file", st.KafkaTargetPasswordFile,
+		"--mm2-source-alias", srcAlias, "--mm2-target-alias", tgtAlias, "--mm2-offset-lag-max", "10"}
 	planFile := e.file("plan.json")
 	r := e.mustCLI(0, append([]string{"migrate", "plan", "--group", g, "-o", "json", "--out", planFile}, args...)...)
 	plan := decodeJSON[planDoc](t, r).groupPlan(t, g)

@@ -19,9 +19,12 @@ import (
 	"github.com/zk2kafka/zk2kafka/mm2log"
 )
 
-// mm2Args are the command line's target and replication flags for the mm2 stack.
+// mm2Args are the command line's target and replication flags for the mm2 stack: zk2kafka
+// reaches the target as MirrorMaker 2 does, through its SASL_SSL listener, with Kafka's
+// client.properties (SCRAM-SHA-512, a JKS trust store).
 func mm2Args(st *stacktest.Stack) []string {
-	return []string{"--target-kafka", st.KafkaTarget, "--mm2-source-alias", st.MM2SourceAlias, "--mm2-target-alias", st.MM2TargetAlias,
+	return []string{"--target-kafka", st.KafkaTargetSASL, "--target-command-config", st.KafkaTargetClientProperties,
+		"--mm2-source-alias", st.MM2SourceAlias, "--mm2-target-alias", st.MM2TargetAlias,
 		"--mm2-offset-lag-max", strconv.FormatInt(st.MM2OffsetLagMax, 10)}
 }
 
@@ -255,7 +258,7 @@ func TestMirrorMakerMigrateRefusals(t *testing.T) {
 		{name: "a target alias that does not match", topic: replicated, offset: 150, args: []string{"--mm2-target-alias", "elsewhere"}, code: 1,
 			want: []string{"offset-syncs topic not found: mm2-offset-syncs.elsewhere.internal on the source cluster at " + st.Kafka}},
 		{name: "syncs looked for on the wrong cluster", topic: replicated, offset: 150, args: []string{"--mm2-offset-syncs-location", "target"}, code: 1,
-			want: []string{"mm2-offset-syncs." + st.MM2TargetAlias + ".internal on the target cluster at " + st.KafkaTarget}},
+			want: []string{"mm2-offset-syncs." + st.MM2TargetAlias + ".internal on the target cluster at " + st.KafkaTargetSASL}},
 		{name: "an offset below the first sync", topic: replicated, offset: 50, code: 2,
 			want: []string{"below-first-sync", "offset 50 is below the first offset sync left"}},
 	}

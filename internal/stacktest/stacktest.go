@@ -94,6 +94,12 @@ type Stack struct {
 	MM2TopicPrefix, MM2Log                      string
 	MM2Libs, MM2Log4j                           string
 	MM2OffsetLagMax                             int64
+	// KafkaTargetSASL is the target's SASL_SSL listener (SCRAM-SHA-512 and PLAIN for
+	// KafkaTargetUser, whose password is in KafkaTargetPasswordFile; TLS signed by
+	// KafkaTargetCAFile), which MirrorMaker 2 writes through; KafkaTargetClientProperties is the
+	// user's client.properties for it (SCRAM-SHA-512, a JKS trust store).
+	KafkaTargetSASL, KafkaTargetClientProperties                string
+	KafkaTargetCAFile, KafkaTargetUser, KafkaTargetPasswordFile string
 
 	started string // STACK_NAME when this package started the stack
 }
@@ -279,9 +285,12 @@ func readEnv(path string) (*Stack, error) {
 func (s *Stack) readMirrorMaker2(vals map[string]string) error {
 	s.MirrorMaker2, s.KafkaTarget, s.MM2SourceAlias, s.MM2TargetAlias = true, vals["KAFKA_TARGET"], vals["MM2_SOURCE_ALIAS"], vals["MM2_TARGET_ALIAS"]
 	s.MM2TopicPrefix, s.MM2Log, s.MM2Libs, s.MM2Log4j = vals["MM2_TOPIC_PREFIX"], vals["MM2_LOG"], vals["MM2_LIBS"], vals["MM2_LOG4J"]
+	s.KafkaTargetSASL, s.KafkaTargetClientProperties = vals["KAFKA_TARGET_SASL"], vals["KAFKA_TARGET_CLIENT_PROPERTIES"]
+	s.KafkaTargetCAFile, s.KafkaTargetUser, s.KafkaTargetPasswordFile = vals["KAFKA_TARGET_CA_FILE"], vals["KAFKA_TARGET_USER"], vals["KAFKA_TARGET_PASSWORD_FILE"]
 	lag, err := strconv.ParseInt(vals["MM2_OFFSET_LAG_MAX"], 10, 64)
-	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" || s.MM2Libs == "" || s.MM2Log4j == "" {
-		return fmt.Errorf("mm2 profile without KAFKA_TARGET, MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX, MM2_LIBS, MM2_LOG4J or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
+	if err != nil || s.KafkaTarget == "" || s.MM2SourceAlias == "" || s.MM2TargetAlias == "" || s.MM2TopicPrefix == "" || s.MM2Libs == "" || s.MM2Log4j == "" ||
+		s.KafkaTargetSASL == "" || s.KafkaTargetClientProperties == "" || s.KafkaTargetCAFile == "" || s.KafkaTargetUser == "" || s.KafkaTargetPasswordFile == "" {
+		return fmt.Errorf("mm2 profile without KAFKA_TARGET, KAFKA_TARGET_SASL (and its client settings), MM2_SOURCE_ALIAS, MM2_TARGET_ALIAS, MM2_TOPIC_PREFIX, MM2_LIBS, MM2_LOG4J or a numeric MM2_OFFSET_LAG_MAX (restart it with the current scripts/stack)")
 	}
 	s.MM2OffsetLagMax = lag
 	return nil
