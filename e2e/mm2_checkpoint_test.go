@@ -246,10 +246,10 @@ func (e *env) waitSyncsCompactedAbove(syncsTopic, topic string, off int64) mm2.O
 			e.t.Fatal(err)
 		}
 		s := got.Syncs[migrate.TopicPartition{Topic: topic}]
-		if first, ok := s.First(); ok && first.Upstream > off {
-			return first
+		if up, down, ok := s.First(); ok && up > off {
+			return mm2.OffsetSync{Topic: topic, Upstream: up, Downstream: down}
 		} else if ok {
-			last = fmt.Sprintf("%d syncs from source %d", s.Len(), first.Upstream)
+			last = fmt.Sprintf("%d syncs from source %d", s.Len(), up)
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatalf("offset syncs of %s in %s not compacted above %d within %s: %s", topic, syncsTopic, off, replicationWait, last)

@@ -45,8 +45,13 @@ type Translation struct {
 
 // Syncs are one source partition's offset syncs, in ascending upstream order.
 type Syncs struct {
-	list []OffsetSync
+	list []pin
 }
+
+// pin is an offset sync as a partition's Syncs keep it: its topic and partition are the
+// partition's. A long dual-commit keeps every sync it reads, one per offset.lag.max records or
+// so of each partition: 16 bytes each rather than an OffsetSync's 40.
+type pin struct{ Upstream, Downstream int64 }
 
 // Add takes the partition's next sync, in the order of the offset-syncs topic. A sync whose
 // upstream offset is below the latest one's means the source partition started again (the
@@ -63,22 +68,22 @@ func (s *Syncs) Add(o OffsetSync) {
 		case o.Upstream < last.Upstream, o.Downstream < last.Downstream:
 			s.list = s.list[:0]
 		case o.Upstream == last.Upstream:
-			s.list[n-1] = o
+			s.list[n-1] = pin{o.Upstream, o.Downstream}
 			return
 		}
 	}
-	s.list = append(s.list, o)
+	s.list = append(s.list, pin{o.Upstream, o.Downstream})
 }
 
 // Len is how many syncs are kept.
 func (s Syncs) Len() int { return len(s.list) }
 
-// First is the first sync kept, false when none is.
-func (s Syncs) First() (OffsetSync, bool) {
+// First is the upstream and downstream offsets of the first sync kept, false when none is.
+func (s Syncs) First() (upstream, downstream int64, ok bool) {
 	if len(s.list) == 0 {
-		return OffsetSync{}, false
+		return 0, 0, false
 	}
-	return s.list[0], true
+	return s.list[0].Upstream, s.list[0].Downstream, true
 }
 
 // Clone is a copy that Add may change while s is read elsewhere.
@@ -86,7 +91,7 @@ func (s Syncs) Clone() Syncs { return Syncs{list: slices.Clone(s.list)} }
 
 // above is the index of the first sync whose upstream offset is above off (len when none is).
 func (s Syncs) above(off int64) int {
-	i, _ := slices.BinarySearchFunc(s.list, off, func(o OffsetSync, off int64) int {
+	i, _ := slices.BinarySearchFunc(s.list, off, func(o pin, off int64) int {
 		if o.Upstream <= off {
 			return -1
 		}
