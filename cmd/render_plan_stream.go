@@ -90,7 +90,7 @@ func (r *planRenderer) tableGroups(gs []migrate.GroupPlan) error {
 			r.gated = append(r.gated, fmt.Sprintf("Group %q is gated: %s.\n", g.Group, migrate.GateReason(g)))
 		}
 	}
-	return writeTableRows(r.w, gs)
+	return writeTableRows(r.w, gs, r.head.Cluster != nil && r.head.Cluster.Replication != nil)
 }
 
 // End writes what follows the groups, now that the fingerprint and the counts are known.
@@ -138,7 +138,9 @@ func writeCSVRows(cw *csv.Writer, gs []migrate.GroupPlan) error {
 // writeTableRows lists every entry of gs that is not already equal (those are only counted):
 // a person reads what needs attention, not 100,000 identical lines. A table holds at most
 // tableRows rows before it is written: the table writer keeps every cell until then.
-func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
+// translated (into a MirrorMaker 2 target) gives every row the source's columns, those of an
+// entry that has no source (a znode naming no topic) empty.
+func writeTableRows(w io.Writer, gs []migrate.GroupPlan, translated bool) error {
 	var t *tablewriter.Table
 	rows := 0
 	for _, g := range gs {
@@ -148,9 +150,9 @@ func writeTableRows(w io.Writer, gs []migrate.GroupPlan) error {
 			}
 			if t == nil {
 				t = tablewriter.NewWriter(w)
-				t.Header(tableHeader(e.Source != nil)...)
+				t.Header(tableHeader(translated)...)
 			}
-			if err := t.Append(tableRow(g, e)...); err != nil {
+			if err := t.Append(tableRow(g, e, translated)...); err != nil {
 				return err
 			}
 			if rows++; rows == tableRows {
@@ -177,21 +179,24 @@ func tableHeader(translated bool) []any {
 	return []any{"group", "topic", "partition", "class", "zk", "kafka", "log start", "log end", "action", "target", "reason"}
 }
 
-// tableRow is one entry's row under tableHeader(e.Source != nil).
-func tableRow(g migrate.GroupPlan, e migrate.Entry) []any {
+// tableRow is one entry's row under tableHeader(translated).
+func tableRow(g migrate.GroupPlan, e migrate.Entry, translated bool) []any {
 	target := ""
 	if e.Action == migrate.ActionWrite {
 		target = strconv.FormatInt(e.Target, 10)
 	}
-	if s := e.Source; s != nil {
-		reread, zk := "", ""
-		if e.ZK != nil {
-			reread = strconv.FormatInt(s.MaxReread, 10)
+	if translated {
+		topic, reread, zk := "", "", ""
+		if s := e.Source; s != nil {
+			topic = s.Topic
+			if e.ZK != nil {
+				reread = strconv.FormatInt(s.MaxReread, 10)
+			}
+			if e.Class != migrate.ClassInvalidZnode {
+				zk = strconv.FormatInt(s.Offset, 10)
+			}
 		}
-		if e.Class != migrate.ClassInvalidZnode {
-			zk = strconv.FormatInt(s.Offset, 10)
-		}
-		return []any{groupLabel(g.Group, g.KafkaGroup), s.Topic, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), zk,
+		return []any{groupLabel(g.Group, g.KafkaGroup), topic, e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), zk,
 			opt(e.ZK), opt(e.Kafka), opt(e.LogStart), opt(e.LogEnd), string(e.Action), target, reread, e.Reason}
 	}
 	return []any{groupLabel(g.Group, g.KafkaGroup), e.Topic, strconv.Itoa(int(e.Partition)), string(e.Class), opt(e.ZK), opt(e.Kafka),
