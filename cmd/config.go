@@ -285,10 +285,20 @@ func (g *globalOptions) setupKafka(logger *slog.Logger) error {
 	if id := g.kafkaSec.fileClientID; id != "" && g.clientID == defaultClientID {
 		g.clientID = id // the command config's client.id, unless --client-id says otherwise
 	}
-	if sec.Mechanism == kafkaconn.MechanismPlain && !sec.TLS {
-		logger.Warn("kafka SASL PLAIN without TLS sends the password in clear text: add --kafka-tls")
-	}
+	warnClearPassword(logger, sec, "")
 	return nil
+}
+
+// warnClearPassword warns when sec sends a password in clear text: SASL PLAIN without TLS.
+// prefix is the flags' ("" or targetPrefix).
+func warnClearPassword(logger *slog.Logger, sec kafkaconn.Security, prefix string) {
+	if sec.Mechanism == kafkaconn.MechanismPlain && !sec.TLS {
+		cluster := "kafka"
+		if prefix != "" {
+			cluster = "the target kafka"
+		}
+		logger.Warn(cluster + " SASL PLAIN without TLS sends the password in clear text: add --" + prefix + "kafka-tls")
+	}
 }
 
 // needZK and needKafka give one clear line when a connection setting is missing.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 )
 
 // runProbe runs the root command with a probe subcommand that only records the resolved options.
@@ -217,6 +220,28 @@ func TestRestoreGroupMapIgnoresEnvironment(t *testing.T) {
 		got := c.Flags().Lookup("group-map").Value.String()
 		if want := map[bool]string{true: "[]", false: "[a=k]"}[verb[0] == "restore"]; got != want {
 			t.Errorf("%v: --group-map %s, want %s", verb, got, want)
+		}
+	}
+}
+
+// A password sent in clear text (SASL PLAIN without TLS) is warned of, naming the flag that
+// fixes it, for the source and the target alike; nothing else is.
+func TestWarnClearPassword(t *testing.T) {
+	cases := []struct {
+		sec    kafkaconn.Security
+		prefix string
+		want   string
+	}{
+		{kafkaconn.Security{Mechanism: kafkaconn.MechanismPlain}, "", "add --kafka-tls"},
+		{kafkaconn.Security{Mechanism: kafkaconn.MechanismPlain}, targetPrefix, "the target kafka SASL PLAIN without TLS sends the password in clear text: add --target-kafka-tls"},
+		{kafkaconn.Security{Mechanism: kafkaconn.MechanismPlain, TLS: true}, targetPrefix, ""},
+		{kafkaconn.Security{Mechanism: kafkaconn.MechanismSCRAMSHA512}, "", ""},
+	}
+	for _, c := range cases {
+		var buf bytes.Buffer
+		warnClearPassword(slog.New(slog.NewTextHandler(&buf, nil)), c.sec, c.prefix)
+		if got := buf.String(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%+v %q: logged %q, want %q", c.sec, c.prefix, got, c.want)
 		}
 	}
 }

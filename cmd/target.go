@@ -155,6 +155,7 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--target-kafka: %w", err)
 	}
+	warnClearPassword(d.logger, t.security, targetPrefix)
 	c, err := kafkawriter.Open(ctx, kafkawriter.Config{Bootstrap: bootstrap, ClientID: g.clientID, Version: t.version,
 		Logger: d.logger, Security: t.security, LibraryDebug: g.debug})
 	if err != nil {
