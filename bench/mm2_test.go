@@ -21,11 +21,13 @@ const syncEvery = 10
 
 // BenchmarkPlanMM2 measures what the MirrorMaker 2 translation adds to `migrate plan`: the
 // plain plan of the seeded offsets beside the plan of the same offsets translated through an
-// offset-syncs topic, the topic read whole in every pass (as plan reads it once per run). The
-// target is the seeded cluster itself under the identity policy, its syncs pinning every
-// syncEvery-th source offset to itself: both plans read the same znodes, topics and groups and
-// write the same number of partitions, so the difference is the translation's (the syncs read
-// and every offset placed). "syncs" times the read of the topic alone.
+// offset-syncs topic and a checkpoints topic, both read whole in every pass (as plan reads them
+// once per run). The target is the seeded cluster itself under the identity policy, its syncs
+// pinning every syncEvery-th source offset to itself, and every seeded group checkpointed on
+// every partition (the most checkpoints a run can meet): both plans read the same znodes,
+// topics and groups and write the same number of partitions, so the difference is the
+// translation's (the records read and every offset placed). "syncs" times the read of the two
+// topics alone.
 func BenchmarkPlanMM2(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(sizeName(n), func(b *testing.B) { benchPlanMM2(b, n) })
@@ -36,6 +38,7 @@ func benchPlanMM2(b *testing.B, n int) {
 	f := newFixture(b, n)
 	alias := stacktest.Name(b, "bench")
 	syncs := f.offsetSyncs(b, alias)
+	cps := f.checkpoints(b, alias)
 	var plainRate, translatedRate float64
 	b.Run("plain", func(b *testing.B) {
 		ctx := context.Background()
@@ -49,20 +52,16 @@ func benchPlanMM2(b *testing.B, n int) {
 	b.Run("syncs", func(b *testing.B) {
 		ctx := context.Background()
 		for b.Loop() {
-			readSyncs(b, ctx, f, alias, syncs)
+			readTranslator(b, ctx, f, alias, syncs, cps)
 		}
-		b.ReportMetric(float64(syncs)*float64(b.N)/b.Elapsed().Seconds(), "syncs/s")
+		b.ReportMetric(float64(syncs+cps)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
 	b.Run("translated", func(b *testing.B) {
 		ctx := context.Background()
 		legacy, kafka := openAdapters(b, f)
 		runtime.GC()
 		for b.Loop() {
-			tr, err := mm2log.NewTranslator(readSyncs(b, ctx, f, alias, syncs), mm2.Policy{Name: mm2.PolicyIdentity}, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			streamPlan(b, ctx, migrate.Translated(legacy, tr), kafka, n)
+			streamPlan(b, ctx, migrate.Translated(legacy, readTranslator(b, ctx, f, alias, syncs, cps)), kafka, n)
 		}
 		translatedRate = rate(b, n)
 	})
@@ -74,11 +73,7 @@ func benchPlanMM2(b *testing.B, n int) {
 		legacy, kafka := openAdapters(b, f)
 		plain := func() { streamPlan(b, ctx, legacy, kafka, n) }
 		translated := func() {
-			tr, err := mm2log.NewTranslator(readSyncs(b, ctx, f, alias, syncs), mm2.Policy{Name: mm2.PolicyIdentity}, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			streamPlan(b, ctx, migrate.Translated(legacy, tr), kafka, n)
+			streamPlan(b, ctx, migrate.Translated(legacy, readTranslator(b, ctx, f, alias, syncs, cps)), kafka, n)
 		}
 		timed := func(pass func()) time.Duration {
 			start := time.Now()
@@ -105,8 +100,9 @@ func benchPlanMM2(b *testing.B, n int) {
 	}
 }
 
-// readSyncs reads the benchmark's offset-syncs topic with mm2log, as plan does.
-func readSyncs(b *testing.B, ctx context.Context, f *fixture, alias string, want int) mm2log.Log {
+// readTranslator reads the benchmark's offset-syncs and checkpoints topics with mm2log, as plan
+// does, and returns the translator over them.
+func readTranslator(b *testing.B, ctx context.Context, f *fixture, alias string, syncs, cps int) *mm2log.Translator {
 	b.Helper()
 	r, err := mm2log.Open(ctx, mm2log.Config{Bootstrap: []string{f.stack.Kafka}, Cluster: "source", Logger: quietLogger()})
 	if err != nil {
@@ -117,14 +113,16 @@ func readSyncs(b *testing.B, ctx context.Context, f *fixture, alias string, want
 			b.Errorf("close mm2log reader: %v", err)
 		}
 	}()
-	log, err := r.Read(ctx, mm2log.Topic(alias))
+	recs := &mm2log.Records{Syncs: r, SyncsTopic: mm2log.Topic(alias), Checkpoints: r, CheckpointsTopic: mm2log.CheckpointsTopic(alias, "."),
+		Policy: mm2.Policy{Name: mm2.PolicyIdentity}}
+	tr, err := recs.Next(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if log.Records != int64(want) {
-		b.Fatalf("read %d offset syncs, want %d", log.Records, want)
+	if tr.Syncs() != syncs || tr.Checkpoints() != cps {
+		b.Fatalf("read %d offset syncs and %d checkpoints, want %d and %d", tr.Syncs(), tr.Checkpoints(), syncs, cps)
 	}
-	return log
+	return tr
 }
 
 // offsetSyncs writes mm2-offset-syncs.<alias>.internal on the seeded cluster: for every seeded
@@ -138,6 +136,48 @@ func (f *fixture) offsetSyncs(b *testing.B, alias string) int {
 			b.Errorf("delete %s: %v", topic, err)
 		}
 	})
+	var msgs []*sarama.ProducerMessage
+	for _, t := range f.spec.TopicNames() {
+		for p := range int32(partitions) {
+			for off := int64(0); off < recordsPerPart; off += syncEvery {
+				key := binary.BigEndian.AppendUint16(nil, uint16(len(t)))
+				key = binary.BigEndian.AppendUint32(append(key, t...), uint32(p))
+				value := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, uint64(off)), uint64(off))
+				msgs = append(msgs, &sarama.ProducerMessage{Topic: topic, Key: sarama.ByteEncoder(key), Value: sarama.ByteEncoder(value)})
+			}
+		}
+	}
+	f.produceTopic(b, topic, msgs)
+	return len(msgs)
+}
+
+// checkpoints writes <alias>.checkpoints.internal on the seeded cluster: a checkpoint of every
+// seeded group's offset (pinned exactly, so each is taken over the syncs' rounding). It returns how
+// many; the topic is deleted when b ends.
+func (f *fixture) checkpoints(b *testing.B, alias string) int {
+	b.Helper()
+	topic := mm2log.CheckpointsTopic(alias, ".")
+	b.Cleanup(func() {
+		if err := deleteTopics(f.stack.Kafka, []string{topic}); err != nil {
+			b.Errorf("delete %s: %v", topic, err)
+		}
+	})
+	str := func(b []byte, s string) []byte { return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...) }
+	var msgs []*sarama.ProducerMessage
+	f.spec.Each(func(k migrate.Key, offset int64) bool {
+		up := offset // MirrorMaker 2 pins it exactly: higher than the syncs place it, so the checkpoint is taken
+		key := binary.BigEndian.AppendUint32(str(str(nil, k.Group), k.Topic), uint32(k.Partition))
+		value := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint16(nil, 0), uint64(up)), uint64(up))
+		msgs = append(msgs, &sarama.ProducerMessage{Topic: topic, Key: sarama.ByteEncoder(key), Value: sarama.ByteEncoder(str(value, ""))})
+		return true
+	})
+	f.produceTopic(b, topic, msgs)
+	return len(msgs)
+}
+
+// produceTopic creates a one-partition topic and writes msgs to it in order.
+func (f *fixture) produceTopic(b *testing.B, topic string, msgs []*sarama.ProducerMessage) {
+	b.Helper()
 	admin, err := sarama.NewClusterAdmin([]string{f.stack.Kafka}, saramaConfig())
 	if err != nil {
 		b.Fatal(err)
@@ -162,23 +202,11 @@ func (f *fixture) offsetSyncs(b *testing.B, alias string) int {
 			b.Errorf("close producer: %v", err)
 		}
 	}()
-	var msgs []*sarama.ProducerMessage
 	start := time.Now()
-	for _, t := range f.spec.TopicNames() {
-		for p := range int32(partitions) {
-			for off := int64(0); off < recordsPerPart; off += syncEvery {
-				key := binary.BigEndian.AppendUint16(nil, uint16(len(t)))
-				key = binary.BigEndian.AppendUint32(append(key, t...), uint32(p))
-				value := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, uint64(off)), uint64(off))
-				msgs = append(msgs, &sarama.ProducerMessage{Topic: topic, Key: sarama.ByteEncoder(key), Value: sarama.ByteEncoder(value)})
-			}
-		}
-	}
 	for i := 0; i < len(msgs); i += 1000 {
 		if err := prod.SendMessages(msgs[i:min(i+1000, len(msgs))]); err != nil {
-			b.Fatalf("produce offset syncs to %s: %v", topic, err)
+			b.Fatalf("produce to %s: %v", topic, err)
 		}
 	}
-	b.Logf("wrote %d offset syncs to %s in %s", len(msgs), topic, time.Since(start).Round(time.Millisecond))
-	return len(msgs)
+	b.Logf("wrote %d records to %s in %s", len(msgs), topic, time.Since(start).Round(time.Millisecond))
 }
