@@ -210,9 +210,13 @@ func (e *env) waitCheckpoint(topic, group, target string, up int64) mm2.Checkpoi
 }
 
 // targetReader reads MirrorMaker 2's records on the target until the test ends.
-func (e *env) targetReader() *mm2log.Reader {
+func (e *env) targetReader() *mm2log.Reader { return e.mm2Reader(e.st.KafkaTarget, "target") }
+
+// mm2Reader reads MirrorMaker 2's records on the cluster at bootstrap (named cluster in errors)
+// until the test ends.
+func (e *env) mm2Reader(bootstrap, cluster string) *mm2log.Reader {
 	e.t.Helper()
-	r, err := mm2log.Open(e.ctx(), mm2log.Config{Bootstrap: []string{e.st.KafkaTarget}, Cluster: "target"})
+	r, err := mm2log.Open(e.ctx(), mm2log.Config{Bootstrap: []string{bootstrap}, Cluster: cluster})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -228,15 +232,7 @@ func (e *env) targetReader() *mm2log.Reader {
 // syncsTopic (on the source) is above off, and returns it.
 func (e *env) waitSyncsCompactedAbove(syncsTopic, topic string, off int64) mm2.OffsetSync {
 	e.t.Helper()
-	r, err := mm2log.Open(e.ctx(), mm2log.Config{Bootstrap: []string{e.st.Kafka}, Cluster: "source"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer func() {
-		if err := r.Close(); err != nil {
-			e.t.Errorf("close mm2log reader: %v", err)
-		}
-	}()
+	r := e.mm2Reader(e.st.Kafka, "source")
 	// The cleaner looks every 15 s (log.cleaner.backoff.ms) once a segment has rolled.
 	deadline := time.Now().Add(replicationWait)
 	var last string

@@ -218,15 +218,7 @@ func (e *env) targetRecords(c sarama.Client, topic string, p int32) []int64 {
 // (MirrorMaker 2 writes them as it replicates, behind the records).
 func (e *env) waitSyncs(topic string, records []int) mm2log.Log {
 	e.t.Helper()
-	r, err := mm2log.Open(e.ctx(), mm2log.Config{Bootstrap: []string{e.st.Kafka}, Cluster: "source"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer func() {
-		if err := r.Close(); err != nil {
-			e.t.Errorf("close mm2log reader: %v", err)
-		}
-	}()
+	r := e.mm2Reader(e.st.Kafka, "source")
 	deadline := time.Now().Add(replicationWait)
 	for {
 		got, err := r.Read(e.ctx(), mm2log.Topic(e.st.MM2TargetAlias))
