@@ -208,46 +208,49 @@ func openTarget(ctx context.Context, g *globalOptions, t *targetOptions, d *deps
 // since: a copy's re-checks translate with the syncs of its start (later syncs only pin offsets
 // the earlier ones rounded down).
 func openRecords(ctx context.Context, g *globalOptions, t *targetOptions, d *deps) (*mm2log.Records, func(), error) {
-	target := mm2log.Config{Cluster: "the target cluster", ClientID: g.clientID, Version: t.version, Logger: d.logger, Security: t.security}
+	var opened []*mm2log.Reader
+	closeAll := func() {
+		for _, r := range opened {
+			if err := r.Close(); err != nil {
+				d.logger.Warn("closing a reader of MirrorMaker 2's records", "err", err)
+			}
+		}
+	}
+	open := func(cluster, servers, version string, sec kafkaconn.Security) (*mm2log.Reader, error) {
+		cfg := mm2log.Config{Cluster: cluster, ClientID: g.clientID, Version: version, Logger: d.logger, Security: sec}
+		var err error
+		if cfg.Bootstrap, err = kafkaconn.ParseBootstrap(servers); err != nil {
+			return nil, err
+		}
+		r, err := mm2log.Open(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", cluster, servers, err)
+		}
+		opened = append(opened, r)
+		return r, nil
+	}
+	recs := &mm2log.Records{SyncsTopic: mm2log.TopicSeparated(t.targetAlias, t.separator), Policy: t.mm2Policy(), LagMax: t.lagMax, Logger: d.logger}
+	var target *mm2log.Reader
 	var err error
-	if target.Bootstrap, err = kafkaconn.ParseBootstrap(t.bootstrap); err != nil {
-		return nil, nil, err
-	}
-	cps, err := mm2log.Open(ctx, target)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s at %s: %w", target.Cluster, t.bootstrap, err)
-	}
-	closeReader := func(r *mm2log.Reader) {
-		if err := r.Close(); err != nil {
-			d.logger.Warn("closing a reader of MirrorMaker 2's records", "err", err)
-		}
-	}
-	syncs := cps
-	if t.syncsOn != "target" {
-		if err := g.needKafka(); err != nil {
-			closeReader(cps)
-			return nil, nil, fmt.Errorf("%w: the offset syncs are on the source cluster (--mm2-offset-syncs-location source)", err)
-		}
-		cfg := mm2log.Config{Cluster: "the source cluster", ClientID: g.clientID, Version: g.kafkaVersion, Logger: d.logger, Security: g.kafkaSecurity}
-		if cfg.Bootstrap, err = kafkaconn.ParseBootstrap(g.kafkaBootstrap); err != nil {
-			closeReader(cps)
+	if t.syncsOn == "target" || t.sourceAlias != "" {
+		if target, err = open("the target cluster", t.bootstrap, t.version, t.security); err != nil {
 			return nil, nil, err
 		}
-		if syncs, err = mm2log.Open(ctx, cfg); err != nil {
-			closeReader(cps)
-			return nil, nil, fmt.Errorf("%s at %s: %w", cfg.Cluster, g.kafkaBootstrap, err)
-		}
 	}
-	closeAll := func() {
-		if syncs != cps {
-			closeReader(syncs)
-		}
-		closeReader(cps)
-	}
-	recs := &mm2log.Records{Syncs: syncs, SyncsTopic: mm2log.TopicSeparated(t.targetAlias, t.separator),
-		Policy: t.mm2Policy(), LagMax: t.lagMax, Logger: d.logger}
 	if t.sourceAlias != "" { // the checkpoints topic is named after it
-		recs.Checkpoints, recs.CheckpointsTopic = cps, mm2log.CheckpointsTopic(t.sourceAlias, t.separator)
+		recs.Checkpoints, recs.CheckpointsTopic = target, mm2log.CheckpointsTopic(t.sourceAlias, t.separator)
+	}
+	if t.syncsOn == "target" {
+		recs.Syncs = target
+		return recs, closeAll, nil
+	}
+	if err := g.needKafka(); err != nil {
+		closeAll()
+		return nil, nil, fmt.Errorf("%w: the offset syncs are on the source cluster (--mm2-offset-syncs-location source)", err)
+	}
+	if recs.Syncs, err = open("the source cluster", g.kafkaBootstrap, g.kafkaVersion, g.kafkaSecurity); err != nil {
+		closeAll()
+		return nil, nil, err
 	}
 	return recs, closeAll, nil
 }
