@@ -51,10 +51,10 @@ func (t *targetOptions) addFlags(c *cobra.Command) {
 	f.StringVar(&t.version, "target-kafka-version", "auto", `the target's Kafka protocol version, e.g. 4.1.0, or "auto" to negotiate`)
 	t.sec.prefix = targetPrefix
 	t.sec.addFlags(f)
-	f.StringVar(&t.sourceAlias, "mm2-source-alias", "", "MirrorMaker 2's alias of the source cluster (the default replication policy names the target's topics after it)")
-	f.StringVar(&t.targetAlias, "mm2-target-alias", "", "MirrorMaker 2's alias of the target cluster (its offset-syncs topic is mm2-offset-syncs.<alias>.internal)")
+	f.StringVar(&t.sourceAlias, "mm2-source-alias", "", "MirrorMaker 2's alias of the source cluster (the default replication policy names the target's topics after it, MirrorMaker 2 its checkpoints topic <alias>.checkpoints.internal, and its offset-syncs topic on the target mm2-offset-syncs.<alias>.internal)")
+	f.StringVar(&t.targetAlias, "mm2-target-alias", "", "MirrorMaker 2's alias of the target cluster (its offset-syncs topic on the source is mm2-offset-syncs.<alias>.internal)")
 	f.StringVar(&t.policy, "replication-policy", mm2.PolicyDefault, "MirrorMaker 2's replication policy: default (the target's topic is <source alias>.<topic>) or identity (the same name)")
-	f.StringVar(&t.separator, "replication-policy-separator", ".", "MirrorMaker 2's replication.policy.separator, for the default policy")
+	f.StringVar(&t.separator, "replication-policy-separator", ".", "MirrorMaker 2's replication.policy.separator: in the default policy's topic names, and in its internal topics' (offset syncs, checkpoints) under either policy")
 	f.StringVar(&t.syncsOn, "mm2-offset-syncs-location", "source", "the cluster holding the offset-syncs topic, as MirrorMaker 2's offset-syncs.topic.location: source (--kafka) or target")
 	f.Int64Var(&t.lagMax, "mm2-offset-lag-max", mm2log.DefaultOffsetLagMax, "MirrorMaker 2's offset.lag.max: a ZooKeeper offset further past the latest sync is replication-behind")
 }
@@ -93,14 +93,16 @@ func (t *targetOptions) validate(fs *pflag.FlagSet, getenv func(string) string) 
 		}
 		return nil
 	}
-	if t.targetAlias == "" {
-		return errors.New("--target-kafka needs --mm2-target-alias: MirrorMaker 2's offset syncs are in mm2-offset-syncs.<target alias>.internal")
+	switch {
+	case t.syncsOn != "source" && t.syncsOn != "target":
+		return fmt.Errorf("--mm2-offset-syncs-location: %q is not one of [source target]", t.syncsOn)
+	case t.syncsOn == "source" && t.targetAlias == "":
+		return errors.New("--target-kafka needs --mm2-target-alias: MirrorMaker 2's offset syncs on the source are in mm2-offset-syncs.<target alias>.internal")
+	case t.syncsOn == "target" && t.sourceAlias == "":
+		return errors.New("--mm2-offset-syncs-location target needs --mm2-source-alias: MirrorMaker 2's offset syncs on the target are in mm2-offset-syncs.<source alias>.internal")
 	}
 	if err := t.mm2Policy().Validate(); err != nil {
 		return fmt.Errorf("--replication-policy: %w (the default policy needs --mm2-source-alias)", err)
-	}
-	if t.syncsOn != "source" && t.syncsOn != "target" {
-		return fmt.Errorf("--mm2-offset-syncs-location: %q is not one of [source target]", t.syncsOn)
 	}
 	if t.lagMax < 1 {
 		return fmt.Errorf("--mm2-offset-lag-max: %d, expected at least 1", t.lagMax)
@@ -127,6 +129,16 @@ type migration struct {
 	kafka migrate.KafkaStore
 	tr    migrate.Translator
 	close func()
+}
+
+// syncsTopic is the offset-syncs topic. MirrorMaker 2 names it after the cluster that does not
+// hold it (MirrorSourceConfig.offsetSyncsTopic): the target's alias on the source (the default
+// location), the source's on the target.
+func (t *targetOptions) syncsTopic() string {
+	if t.syncsOn == "target" {
+		return mm2log.TopicSeparated(t.sourceAlias, t.separator)
+	}
+	return mm2log.TopicSeparated(t.targetAlias, t.separator)
 }
 
 // openMigration opens the migration the flags name.
@@ -229,7 +241,7 @@ func openRecords(ctx context.Context, g *globalOptions, t *targetOptions, d *dep
 		opened = append(opened, r)
 		return r, nil
 	}
-	recs := &mm2log.Records{SyncsTopic: mm2log.TopicSeparated(t.targetAlias, t.separator), Policy: t.mm2Policy(), LagMax: t.lagMax, Logger: d.logger}
+	recs := &mm2log.Records{SyncsTopic: t.syncsTopic(), Policy: t.mm2Policy(), LagMax: t.lagMax, Logger: d.logger}
 	var target *mm2log.Reader
 	var err error
 	if t.syncsOn == "target" || t.sourceAlias != "" {

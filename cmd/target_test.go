@@ -116,6 +116,9 @@ func TestTargetFlagsRefused(t *testing.T) {
 		{name: "target security without a target", args: []string{"migrate", "copy", "--target-kafka-tls"}, want: "--target-kafka-tls is for a target cluster"},
 		{name: "no target alias", args: []string{"migrate", "plan", "--target-kafka", "t:9092", "--mm2-source-alias", "src"}, want: "needs --mm2-target-alias"},
 		{name: "no source alias under the default policy", args: []string{"migrate", "plan", "--target-kafka", "t:9092", "--mm2-target-alias", "tgt"}, want: "needs --mm2-source-alias"},
+		{name: "syncs on the target without the source alias they are named after",
+			args: []string{"migrate", "plan", "--target-kafka", "t:9092", "--mm2-target-alias", "tgt", "--replication-policy", "identity", "--mm2-offset-syncs-location", "target"},
+			want: "--mm2-offset-syncs-location target needs --mm2-source-alias"},
 		{name: "an unknown policy", args: append([]string{"migrate", "plan", "--replication-policy", "custom"}, mm2Args...), want: `replication policy "custom"`},
 		{name: "an unknown location", args: append([]string{"migrate", "plan", "--mm2-offset-syncs-location", "both"}, mm2Args...), want: `"both" is not one of [source target]`},
 		{name: "an offset adjust", args: append([]string{"migrate", "plan", "--offset-adjust", "1"}, mm2Args...), want: "--offset-adjust 1 cannot be applied"},
@@ -253,5 +256,24 @@ func TestVerifyTargetTopicFilter(t *testing.T) {
 	out, errOut, code := runTarget(t, stores, target, tr, append([]string{"migrate", "verify", "--group", "g2", "--topic-regex", "^t$", "-o", "json"}, mm2Args...)...)
 	if code != ExitUnsafe || !strings.Contains(out, `"status": "missing-in-zk"`) {
 		t.Fatalf("exit %d, want %d with missing-in-zk:\n%s%s", code, ExitUnsafe, out, errOut)
+	}
+}
+
+// The offset-syncs topic is named after the cluster that does not hold it, as MirrorMaker 2 names
+// it: the target's alias on the source, the source's on the target (a real MirrorMaker 2 3.9.1
+// with offset-syncs.topic.location=target made mm2-offset-syncs_idsrc_internal).
+func TestSyncsTopic(t *testing.T) {
+	cases := []struct {
+		on, sep, want string
+	}{
+		{"source", ".", "mm2-offset-syncs.tgt.internal"},
+		{"target", ".", "mm2-offset-syncs.src.internal"},
+		{"target", "_", "mm2-offset-syncs_src_internal"},
+	}
+	for _, c := range cases {
+		opts := targetOptions{sourceAlias: "src", targetAlias: "tgt", syncsOn: c.on, separator: c.sep}
+		if got := opts.syncsTopic(); got != c.want {
+			t.Errorf("syncs on the %s, separator %q: %s, want %s", c.on, c.sep, got, c.want)
+		}
 	}
 }

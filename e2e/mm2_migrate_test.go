@@ -258,7 +258,7 @@ func TestMirrorMakerMigrateRefusals(t *testing.T) {
 		{name: "a target alias that does not match", topic: replicated, offset: 150, args: []string{"--mm2-target-alias", "elsewhere"}, code: 1,
 			want: []string{"offset-syncs topic not found: mm2-offset-syncs.elsewhere.internal on the source cluster at " + st.Kafka}},
 		{name: "syncs looked for on the wrong cluster", topic: replicated, offset: 150, args: []string{"--mm2-offset-syncs-location", "target"}, code: 1,
-			want: []string{"mm2-offset-syncs." + st.MM2TargetAlias + ".internal on the target cluster at " + st.KafkaTargetSASL}},
+			want: []string{"mm2-offset-syncs." + st.MM2SourceAlias + ".internal on the target cluster at " + st.KafkaTargetSASL}},
 		{name: "an offset below the first sync", topic: replicated, offset: 50, code: 2,
 			want: []string{"below-first-sync", "offset 50 is below the first offset sync left"}},
 	}

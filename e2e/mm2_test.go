@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -218,17 +219,27 @@ func (e *env) targetRecords(c sarama.Client, topic string, p int32) []int64 {
 // (MirrorMaker 2 writes them as it replicates, behind the records).
 func (e *env) waitSyncs(topic string, records []int) mm2log.Log {
 	e.t.Helper()
-	r := e.mm2Reader(e.st.Kafka, "source")
+	return e.waitSyncsIn(e.mm2Reader(e.st.Kafka, "source"), mm2log.Topic(e.st.MM2TargetAlias), topic, records, e.st.MM2OffsetLagMax)
+}
+
+// waitSyncsIn is waitSyncs reading syncsTopic through r, under offset.lag.max lagMax.
+func (e *env) waitSyncsIn(r *mm2log.Reader, syncsTopic, topic string, records []int, lagMax int64) mm2log.Log {
+	e.t.Helper()
 	deadline := time.Now().Add(replicationWait)
 	for {
-		got, err := r.Read(e.ctx(), mm2log.Topic(e.st.MM2TargetAlias))
-		if err != nil {
+		got, err := r.Read(e.ctx(), syncsTopic)
+		var behind []string
+		switch {
+		case errors.Is(err, mm2log.ErrNoTopic) && time.Now().Before(deadline):
+			// A MirrorMaker 2 just started makes the topic with its first sync.
+			time.Sleep(time.Second)
+			continue
+		case err != nil:
 			e.t.Fatal(err)
 		}
-		var behind []string
 		for p, n := range records {
 			s := got.Syncs[migrate.TopicPartition{Topic: topic, Partition: int32(p)}]
-			if tr := s.Translate(int64(n)-1, e.st.MM2OffsetLagMax); tr.Class.Blocked() {
+			if tr := s.Translate(int64(n)-1, lagMax); tr.Class.Blocked() {
 				behind = append(behind, fmt.Sprintf("partition %d: %s", p, tr.Reason))
 			}
 		}

@@ -26,15 +26,18 @@ import (
 // ErrNoTopic means the cluster has no offset-syncs topic of that name.
 var ErrNoTopic = errors.New("offset-syncs topic not found")
 
-// Topic is the offset-syncs topic MirrorMaker 2 writes for the replication into targetAlias
-// under the default replication policy separator ".".
+// Topic is the offset-syncs topic MirrorMaker 2 writes on the source cluster (its default
+// offset-syncs.topic.location) for the replication into targetAlias, under the default
+// replication policy separator ".".
 func Topic(targetAlias string) string { return TopicSeparated(targetAlias, ".") }
 
-// TopicSeparated is the offset-syncs topic under replication.policy.separator sep: since
-// KIP-690 MirrorMaker 2 names its internal topics with the policy's separator
-// (replication.policy.internal.topic.separator.enabled, true by default).
-func TopicSeparated(targetAlias, sep string) string {
-	return "mm2-offset-syncs" + sep + targetAlias + sep + "internal"
+// TopicSeparated is the offset-syncs topic named after alias under replication.policy.separator
+// sep: since KIP-690 MirrorMaker 2 names its internal topics with the policy's separator
+// (replication.policy.internal.topic.separator.enabled, true by default). It names the topic
+// after the cluster that does not hold it (MirrorSourceConfig.offsetSyncsTopic): the target's
+// alias when the topic is on the source, the source's when offset-syncs.topic.location is target.
+func TopicSeparated(alias, sep string) string {
+	return "mm2-offset-syncs" + sep + alias + sep + "internal"
 }
 
 // Config configures Open, as offsetlog.Config does: the zero value of every field but
@@ -223,7 +226,7 @@ func (r *Reader) partitions(ctx context.Context, topic string) ([]int32, error) 
 		return r.client.Partitions(topic)
 	})
 	if errors.Is(err, sarama.ErrUnknownTopicOrPartition) || (err == nil && len(parts) == 0) {
-		return nil, fmt.Errorf("%w: %s on %s: check the target alias it is named after, that MirrorMaker 2 runs "+
+		return nil, fmt.Errorf("%w: %s on %s: check the alias it is named after (the target's on the source, the source's on the target), that MirrorMaker 2 runs "+
 			"and has synced offsets, and which cluster holds it (offset-syncs.topic.location: source by default, or target)",
 			ErrNoTopic, topic, r.cluster)
 	}
