@@ -11,6 +11,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/zk2kafka/zk2kafka/internal/kafkaconn"
 	"github.com/zk2kafka/zk2kafka/internal/stacktest"
 	"github.com/zk2kafka/zk2kafka/migrate"
 	"github.com/zk2kafka/zk2kafka/migrate/mm2"
@@ -43,15 +44,27 @@ func compactedTopic(t *testing.T, st *stacktest.Stack, recs [][2][]byte) string 
 	return newTopic(t, st, "compact", recs)
 }
 
-// newTopic is compactedTopic with the cleanup policy given.
-func newTopic(t *testing.T, st *stacktest.Stack, policy string, recs [][2][]byte) string {
+// producerConfig is a producer's config at the version the stack's broker negotiates: a
+// broker before 0.11 takes message sets only, and Kafka 4.x rejects the oldest request
+// versions (KIP-896).
+func producerConfig(t *testing.T, st *stacktest.Stack) *sarama.Config {
 	t.Helper()
+	v, err := kafkaconn.Negotiate(testCtx(t, time.Minute), kafkaconn.Config{Bootstrap: []string{st.Kafka}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	conf := sarama.NewConfig()
-	conf.Version = sarama.V1_0_0_0 // Kafka 4.x rejects the oldest request versions (KIP-896)
+	conf.Version = v
 	conf.Producer.Return.Successes = true
 	conf.Producer.RequiredAcks = sarama.WaitForAll
 	conf.Producer.Partitioner = sarama.NewManualPartitioner
-	admin, err := sarama.NewClusterAdmin([]string{st.Kafka}, conf)
+	return conf
+}
+
+// newTopic is compactedTopic with the cleanup policy given.
+func newTopic(t *testing.T, st *stacktest.Stack, policy string, recs [][2][]byte) string {
+	t.Helper()
+	admin, err := sarama.NewClusterAdmin([]string{st.Kafka}, producerConfig(t, st))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +81,7 @@ func newTopic(t *testing.T, st *stacktest.Stack, policy string, recs [][2][]byte
 // produce appends recs to partition 0 of topic, in order.
 func produce(t *testing.T, st *stacktest.Stack, name string, recs [][2][]byte) {
 	t.Helper()
-	conf := sarama.NewConfig()
-	conf.Version = sarama.V1_0_0_0
-	conf.Producer.Return.Successes = true
-	conf.Producer.RequiredAcks = sarama.WaitForAll
-	conf.Producer.Partitioner = sarama.NewManualPartitioner
-	prod, err := sarama.NewSyncProducer([]string{st.Kafka}, conf)
+	prod, err := sarama.NewSyncProducer([]string{st.Kafka}, producerConfig(t, st))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,10 @@ import (
 // deleteBelow moves partition 0 of topic's log start to off.
 func deleteBelow(t *testing.T, st *stacktest.Stack, topic string, off int64) {
 	t.Helper()
-	conf := sarama.NewConfig()
-	conf.Version = sarama.V1_0_0_0
+	conf := producerConfig(t, st)
+	if !conf.Version.IsAtLeast(sarama.V0_11_0_0) {
+		t.Skipf("DeleteRecords came with Kafka 0.11; the broker speaks %s", conf.Version)
+	}
 	admin, err := sarama.NewClusterAdmin([]string{st.Kafka}, conf)
 	if err != nil {
 		t.Fatal(err)
