@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # The mm2 profile of scripts/stack (sourced by it): the zk layout is the source cluster (Kafka
-# 3.9 in ZooKeeper mode, its ZooKeeper holding /consumers); this adds the target cluster, a Kafka
-# 4.1 single-node KRaft broker, and MirrorMaker 2 replicating from source to target, run as
-# Kafka's own driver (org.apache.kafka.connect.mirror.MirrorMaker, connect-mirror 3.9.1, the
-# source broker's release: scripts/kafka/pom-mm2.xml).
+# 3.9 in ZooKeeper mode, its ZooKeeper holding /consumers; MM2_SOURCE=kafka28, kafka21, kafka20
+# or kafka11 starts that older release instead, the usual source of a move into a new cluster);
+# this adds the target cluster, a Kafka 4.1 single-node KRaft broker, and MirrorMaker 2
+# replicating from source to target, run as Kafka's own driver
+# (org.apache.kafka.connect.mirror.MirrorMaker, connect-mirror 3.9.1, the default source
+# broker's release: scripts/kafka/pom-mm2.xml).
 #
 # The target listens on PLAINTEXT (the tests' own clients) and on SASL_SSL (SCRAM-SHA-512 and
 # PLAIN, TLS from the secure profile's generated CA: secure_files), which MirrorMaker 2 writes
@@ -56,6 +58,7 @@ MM2_SOURCE_ALIAS=$MM2_SOURCE_ALIAS
 MM2_TARGET_ALIAS=$MM2_TARGET_ALIAS
 MM2_TOPIC_PREFIX=$MM2_TOPIC_PREFIX
 MM2_OFFSET_LAG_MAX=$MM2_OFFSET_LAG_MAX
+MM2_SOURCE=$(mm2_source)
 MM2_LOG=$LOGS/mm2.log
 MM2_LIBS=$CACHE/mm2/libs
 MM2_LOG4J=$RUN/log4j-mm2.properties
