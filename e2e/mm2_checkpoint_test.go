@@ -71,12 +71,7 @@ func TestMirrorMakerCheckpointAfterCompaction(t *testing.T) {
 	tc := e.targetClient()
 	end := int64(200 + 3*30)
 	e.waitTargetEnd(tc, target, 0, end-40)
-	read := e.consumeTargetGroup(tc, g, target, 1)
-	srcOffsets := e.targetRecords(tc, target, 0)
-	var got []int64
-	for _, off := range read[0] {
-		got = append(got, srcOffsets[off])
-	}
+	got := e.consumeTargetAsSource(tc, g, target, 1)[0]
 	reread, err := checkRead(got, zkOff, end)
 	if err != nil {
 		t.Fatalf("%s/0: resumed from the checkpoint for ZooKeeper %d: %v (read %v)", target, zkOff, err, got)

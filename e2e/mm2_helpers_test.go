@@ -1,13 +1,16 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/IBM/sarama"
 
@@ -112,4 +115,100 @@ func (e *env) mm2Reader(bootstrap, cluster string) *mm2log.Reader {
 		}
 	})
 	return r
+}
+
+// consumeTargetAsSource is consumeTargetGroup with each record read named by its source offset
+// (its value, as namedTopic writes it), per partition, in the order read.
+func (e *env) consumeTargetAsSource(c sarama.Client, g, topic string, partitions int) map[int32][]int64 {
+	e.t.Helper()
+	read := e.consumeTargetGroup(c, g, topic, partitions)
+	out := map[int32][]int64{}
+	for p, offs := range read {
+		src := e.targetRecords(c, topic, p) // target offset -> source offset
+		for _, off := range offs {
+			out[p] = append(out[p], src[off])
+		}
+	}
+	return out
+}
+
+// consumeTargetGroup runs a current consumer of group g on the target's topic: it starts from
+// the group's committed offsets (a partition without one would start at the end, so a missing
+// commit shows as records never read), reads each partition up to its high watermark, and
+// returns the target offsets read per partition.
+func (e *env) consumeTargetGroup(c sarama.Client, g, topic string, partitions int) map[int32][]int64 {
+	e.t.Helper()
+	cfg := e.saramaConfig()
+	cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
+	cfg.Consumer.Offsets.AutoCommit.Enable = false
+	cg, err := sarama.NewConsumerGroup([]string{e.st.KafkaTarget}, g, cfg)
+	if err != nil {
+		e.t.Fatalf("target consumer group %s: %v", g, err)
+	}
+	defer func() {
+		if err := cg.Close(); err != nil {
+			e.t.Errorf("close consumer group: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	h := &readAll{out: map[int32][]int64{}, want: partitions, done: cancel}
+	for ctx.Err() == nil {
+		if err := cg.Consume(ctx, []string{topic}, h); err != nil && ctx.Err() == nil {
+			e.t.Fatalf("consume %s as %s: %v", topic, g, err)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.finished != partitions {
+		e.t.Fatalf("consume %s as %s: %d of %d partitions read to their end within %s", topic, g, h.finished, partitions, callTimeout)
+	}
+	return h.out
+}
+
+// readAll is a consumer group handler that reads every claim to its high watermark.
+type readAll struct {
+	mu       sync.Mutex
+	out      map[int32][]int64
+	finished int
+	want     int
+	done     context.CancelFunc
+}
+
+func (h *readAll) Setup(sarama.ConsumerGroupSession) error   { return nil }
+func (h *readAll) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+
+func (h *readAll) ConsumeClaim(s sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	end := claim.HighWaterMarkOffset()
+	var offs []int64
+	if claim.InitialOffset() < end {
+		timeout := time.After(callTimeout)
+	loop:
+		for {
+			select {
+			case m, ok := <-claim.Messages():
+				if !ok {
+					return nil // a rebalance: the claim is read again from the start
+				}
+				offs = append(offs, m.Offset)
+				if m.Offset+1 >= end {
+					break loop
+				}
+			case <-timeout:
+				return fmt.Errorf("partition %d: not read to %d within %s", claim.Partition(), end, callTimeout)
+			case <-s.Context().Done():
+				return nil
+			}
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, seen := h.out[claim.Partition()]; !seen {
+		h.out[claim.Partition()] = offs
+		h.finished++
+	}
+	if h.finished == h.want {
+		h.done()
+	}
+	return nil
 }

@@ -52,12 +52,7 @@ func TestMirrorMakerIdentityPolicy(t *testing.T) {
 	e.mustCLI(0, append([]string{"migrate", "copy", "--plan", planFile, "--execute", "--backup", e.file("backup.jsonl")}, args...)...)
 	e.mustCLI(0, append([]string{"migrate", "verify", "--group", g, "--strict"}, args...)...)
 
-	read := e.consumeTargetGroup(tc, g, topic, 1)
-	srcOffsets := e.targetRecords(tc, topic, 0)
-	var got []int64
-	for _, off := range read[0] {
-		got = append(got, srcOffsets[off])
-	}
+	got := e.consumeTargetAsSource(tc, g, topic, 1)[0]
 	reread, err := checkRead(got, zkOff, records)
 	if err != nil {
 		t.Fatalf("%s/0 in the target: resumed for ZooKeeper %d: %v (read %v)", topic, zkOff, err, got)

@@ -70,12 +70,7 @@ func TestMirrorMakerLegacyConsumer(t *testing.T) {
 	}
 
 	tc := e.targetClient()
-	read := e.consumeTargetGroup(tc, g, target, 1)
-	srcOffsets := e.targetRecords(tc, target, 0)
-	var got []int64
-	for _, off := range read[0] {
-		got = append(got, srcOffsets[off])
-	}
+	got := e.consumeTargetAsSource(tc, g, target, 1)[0]
 	reread, err := checkRead(got, zkOff, records)
 	if err != nil {
 		t.Fatalf("%s/0: the current consumer after the Scala consumer's %d: %v (read source records %v)", target, zkOff, err, got)

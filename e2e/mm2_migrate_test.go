@@ -1,14 +1,11 @@
 package e2e_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/IBM/sarama"
 
@@ -78,14 +75,10 @@ func TestMirrorMakerMigrate(t *testing.T) {
 	}
 
 	tc := e.targetClient()
-	read := e.consumeTargetGroup(tc, g, target, len(records))
+	read := e.consumeTargetAsSource(tc, g, target, len(records))
 	for p, n := range records {
 		part := int32(p)
-		srcOffsets := e.targetRecords(tc, target, part) // target offset -> source offset
-		var got []int64
-		for _, off := range read[part] {
-			got = append(got, srcOffsets[off])
-		}
+		got := read[part]
 		reread, err := checkRead(got, zkOffs[part], int64(n))
 		if err != nil {
 			t.Errorf("%s/%d: the consumer resumed from ZooKeeper %d: %v (read source records %v)", target, p, zkOffs[part], err, got)
@@ -149,87 +142,6 @@ func (e *env) deleteTargetGroupAtEnd(g string) {
 			e.t.Logf("delete target group %s: %v", g, err)
 		}
 	})
-}
-
-// consumeTargetGroup runs a current consumer of group g on the target's topic: it starts from
-// the group's committed offsets (a partition without one would start at the end, so a missing
-// commit shows as records never read), reads each partition up to its high watermark, and
-// returns the target offsets read per partition.
-func (e *env) consumeTargetGroup(c sarama.Client, g, topic string, partitions int) map[int32][]int64 {
-	e.t.Helper()
-	cfg := e.saramaConfig()
-	cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
-	cfg.Consumer.Offsets.AutoCommit.Enable = false
-	cg, err := sarama.NewConsumerGroup([]string{e.st.KafkaTarget}, g, cfg)
-	if err != nil {
-		e.t.Fatalf("target consumer group %s: %v", g, err)
-	}
-	defer func() {
-		if err := cg.Close(); err != nil {
-			e.t.Errorf("close consumer group: %v", err)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	h := &readAll{out: map[int32][]int64{}, want: partitions, done: cancel}
-	for ctx.Err() == nil {
-		if err := cg.Consume(ctx, []string{topic}, h); err != nil && ctx.Err() == nil {
-			e.t.Fatalf("consume %s as %s: %v", topic, g, err)
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.finished != partitions {
-		e.t.Fatalf("consume %s as %s: %d of %d partitions read to their end within %s", topic, g, h.finished, partitions, callTimeout)
-	}
-	return h.out
-}
-
-// readAll is a consumer group handler that reads every claim to its high watermark.
-type readAll struct {
-	mu       sync.Mutex
-	out      map[int32][]int64
-	finished int
-	want     int
-	done     context.CancelFunc
-}
-
-func (h *readAll) Setup(sarama.ConsumerGroupSession) error   { return nil }
-func (h *readAll) Cleanup(sarama.ConsumerGroupSession) error { return nil }
-
-func (h *readAll) ConsumeClaim(s sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
-	end := claim.HighWaterMarkOffset()
-	var offs []int64
-	if claim.InitialOffset() < end {
-		timeout := time.After(callTimeout)
-	loop:
-		for {
-			select {
-			case m, ok := <-claim.Messages():
-				if !ok {
-					return nil // a rebalance: the claim is read again from the start
-				}
-				offs = append(offs, m.Offset)
-				if m.Offset+1 >= end {
-					break loop
-				}
-			case <-timeout:
-				return fmt.Errorf("partition %d: not read to %d within %s", claim.Partition(), end, callTimeout)
-			case <-s.Context().Done():
-				return nil
-			}
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, seen := h.out[claim.Partition()]; !seen {
-		h.out[claim.Partition()] = offs
-		h.finished++
-	}
-	if h.finished == h.want {
-		h.done()
-	}
-	return nil
 }
 
 // TestMirrorMakerMigrateRefusals: what the translation cannot place is a class of its own or an
@@ -375,12 +287,7 @@ func TestMirrorMakerStoppedPartWay(t *testing.T) {
 	e.mustCLI(0, append([]string{"migrate", "copy", "--group", ahead, "--execute", "--backup", e.file("backup2.jsonl")}, args...)...)
 	e.mustCLI(0, append([]string{"migrate", "verify", "--group", ahead}, args...)...)
 	tc := e.targetClient()
-	read := e.consumeTargetGroup(tc, ahead, target, 1)
-	srcOffsets := e.targetRecords(tc, target, 0)
-	var got []int64
-	for _, off := range read[0] {
-		got = append(got, srcOffsets[off])
-	}
+	got := e.consumeTargetAsSource(tc, ahead, target, 1)[0]
 	reread, err := checkRead(got, 250, 300)
 	if err != nil {
 		t.Errorf("%s/0 after MirrorMaker 2 caught up: %v (read %v)", target, err, got)
