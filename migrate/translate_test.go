@@ -113,14 +113,7 @@ func planVia(t *testing.T, legacy migrate.LegacyStore, kafka migrate.KafkaState,
 // between the target's records, so the plan is refused.
 func TestPlanTranslatedRefusesAnOffsetAdjust(t *testing.T) {
 	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{off("g", "orders", 0, 150)}})
-	f, err := migrate.NewFilter(nil, "", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := translatedInputs(t, legacy, "")
 	p := migrate.DefaultPolicy()
 	p.OffsetAdjust = 1
 	if _, err := migrate.Build(in, p, migratetest.Now); err == nil || !strings.Contains(err.Error(), "--offset-adjust +1 cannot be applied") {
@@ -180,14 +173,7 @@ func (snapshotStore) Snapshot() string { return "a copy of the data directory" }
 // --topic-regex names the znodes' topics, as ZooKeeper holds them, not the target's names.
 func TestTranslatedTopicFilterNamesTheSource(t *testing.T) {
 	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{off("g", "orders", 0, 150), off("g", "gone", 0, 5)}})
-	f, err := migrate.NewFilter(nil, "", "^orders$", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := translatedInputs(t, legacy, "^orders$")
 	if len(in.Legacy) != 1 || len(in.Legacy[0].Offsets) != 1 || in.Legacy[0].Offsets[0].Topic != "src.orders" {
 		t.Fatalf("kept %+v, want src.orders alone", in.Legacy)
 	}
@@ -198,14 +184,7 @@ func TestTranslatedTopicFilterNamesTheSource(t *testing.T) {
 func TestTranslatedUnlistableFolderStaysBlocked(t *testing.T) {
 	unlistable := migrate.LegacyOffset{Path: "/consumers/g/offsets", Invalid: "not authorized to list"}
 	legacy := migratetest.NewLegacyStore(migrate.LegacyGroup{Group: "g", Offsets: []migrate.LegacyOffset{unlistable, off("g", "orders", 0, 150)}})
-	f, err := migrate.NewFilter(nil, "", "^orders$", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := translatedInputs(t, legacy, "^orders$")
 	plan, err := migrate.Build(in, migrate.DefaultPolicy(), migratetest.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -239,4 +218,19 @@ func TestUsableOffsetsTranslated(t *testing.T) {
 	if !unusable[tp(1)] || !unusable[tp(2)] {
 		t.Errorf("unusable %v, want src.orders/1 (replication behind) and /2 (no sync)", unusable)
 	}
+}
+
+// translatedInputs reads legacy through translator() against targetKafka(), selecting the
+// znodes' topics by topicRegex ("" for all).
+func translatedInputs(t *testing.T, legacy migrate.LegacyStore, topicRegex string) migrate.Inputs {
+	t.Helper()
+	f, err := migrate.NewFilter(nil, "", topicRegex, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := migrate.ReadInputs(context.Background(), migrate.Translated(legacy, translator()), targetKafka(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

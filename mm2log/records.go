@@ -24,9 +24,10 @@ type Records struct {
 	LagMax int64
 	Logger *slog.Logger
 
+	// log and cps are what was read so far; an End still nil means a topic not read yet, which
+	// Update and ReadCheckpoints then read whole.
 	log       Log
 	cps       Checkpoints
-	read      bool
 	noCPsSaid bool
 }
 
@@ -46,18 +47,12 @@ func (r *Records) Next(ctx context.Context) (*Translator, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	prev := r.log
-	if !r.read {
-		prev = Log{Topic: r.SyncsTopic}
-	}
-	log, err := r.Syncs.Update(ctx, prev)
+	r.log.Topic, r.cps.Topic = r.SyncsTopic, r.CheckpointsTopic
+	log, err := r.Syncs.Update(ctx, r.log)
 	if err != nil {
 		return nil, err
 	}
 	cps := r.cps
-	if !r.read {
-		cps = Checkpoints{Topic: r.CheckpointsTopic}
-	}
 	switch got, err := r.readCheckpoints(ctx, cps); {
 	case errors.Is(err, ErrNoTopic), r.Checkpoints == nil:
 		if !r.noCPsSaid {
@@ -73,6 +68,6 @@ func (r *Records) Next(ctx context.Context) (*Translator, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.log, r.cps, r.read = log, cps, true
+	r.log, r.cps = log, cps
 	return tr.WithCheckpoints(cps), nil
 }

@@ -229,6 +229,22 @@ func TestLagFollowsEveryChangeDuringOutage(t *testing.T) {
 	})
 }
 
+// syncedOutageFixture is a mirror whose Kafka reads and commits can be made to hang until their
+// budget runs out (slowKafka, slowCommitter), polling every 2 s, with group g's offset 10 synced
+// and the observations so far drained. Call it inside synctest.Test.
+func syncedOutageFixture(t *testing.T) (*fixture, *slowKafka, *slowCommitter) {
+	f := newFixture()
+	k := &slowKafka{KafkaStore: f.kafka}
+	c := &slowCommitter{OffsetCommitter: f.kafka}
+	f.m.Kafka, f.m.Committer = k, c
+	f.m.PollInterval = 2 * time.Second
+	f.legacy.SetOffset("g", "t", 0, 10)
+	f.start(t)
+	synctest.Wait()
+	f.obs.drain()
+	return f, k, c
+}
+
 // TestLagRisesDuringTheOutagesFirstCall: the first read or commit after Kafka went away takes
 // the adapter's whole retry budget to fail (Kafka is not known down yet), and the loop waits for
 // it. The lag still follows the legacy commits made meanwhile, within a poll interval, measured
@@ -237,15 +253,7 @@ func TestLagRisesDuringTheOutagesFirstCall(t *testing.T) {
 	for _, stuck := range []string{"read", "commit"} {
 		t.Run(stuck, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFixture()
-				k := &slowKafka{KafkaStore: f.kafka}
-				c := &slowCommitter{OffsetCommitter: f.kafka}
-				f.m.Kafka, f.m.Committer = k, c
-				f.m.PollInterval = 2 * time.Second
-				f.legacy.SetOffset("g", "t", 0, 10)
-				f.start(t)
-				synctest.Wait()
-				f.obs.drain()
+				f, k, c := syncedOutageFixture(t)
 				c.down.Store(true)
 				k.down.Store(stuck == "read")
 				f.legacy.SetOffset("g", "t", 0, 25)
@@ -299,15 +307,7 @@ func (c *slowCommitter) Commit(ctx context.Context, group string, cs []migrate.C
 // next change is reported within two poll intervals, not after another read's whole budget.
 func TestCommitFailureMarksKafkaDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture()
-		k := &slowKafka{KafkaStore: f.kafka}
-		c := &slowCommitter{OffsetCommitter: f.kafka}
-		f.m.Kafka, f.m.Committer = k, c
-		f.m.PollInterval = 2 * time.Second
-		f.legacy.SetOffset("g", "t", 0, 10)
-		f.start(t)
-		synctest.Wait()
-		f.obs.drain()
+		f, k, c := syncedOutageFixture(t)
 
 		c.down.Store(true) // the broker goes away after the sync's read
 		f.legacy.SetOffset("g", "t", 0, 20)
